@@ -1,0 +1,70 @@
+// Stn.g4 — grammar of the .stn stencil language (contract: docs/LANGUAGE.md).
+// Precedence, loosest first: ||, &&, comparisons, + -, * / (and the `sum` prefix), unary - !.
+// Contextual words (f32, f64, box, star, periodic, clamp, mirror, value, weight and the
+// intrinsics) are plain identifiers here and are recognised by the AST builder / sema, so the
+// error messages can name them.
+grammar Stn;
+
+program : decl* EOF ;
+
+decl
+  : 'import' STRING ';'                                         # importDecl
+  | 'const' ID '=' '[' expr (',' expr)* ','? ']' ';'            # constArrayDecl
+  | 'const' ID '=' expr ';'                                     # constDecl
+  | 'def' ID '(' idList? ')' '=' expr ';'                       # defDecl
+  | 'offsets' ID '=' '{' offsetEntry (',' offsetEntry)* ','? '}' ';'   # offsetsListDecl
+  | 'offsets' ID '=' ID '(' expr ')' ';'                        # offsetsShapeDecl
+  | 'stencil' ID '(' idList ')' (':' ID)? '{' stmt* '}'         # stencilDecl
+  | 'group' ID '=' idList ';'                                   # groupDecl
+  ;
+
+offsetEntry : '[' expr (',' expr)* ']' (':' expr)? ;
+
+stmt
+  : kind=('in' | 'out' | 'inout') idList ';'                    # fieldStmt
+  | 'param' idList ';'                                          # paramStmt
+  | 'let' ID '=' expr ';'                                       # letStmt
+  | 'swap' ID ',' ID ';'                                        # swapStmt
+  | 'boundary' ID ('(' idList ')')? '=' ID ('(' expr ')')? ';'  # boundaryStmt
+  | ID '=' expr ';'                                             # equationStmt
+  ;
+
+idList : ID (',' ID)* ;
+
+expr    : andExpr ('||' andExpr)* ;
+andExpr : cmpExpr ('&&' cmpExpr)* ;
+cmpExpr : addExpr (op=('<' | '<=' | '>' | '>=' | '==' | '!=') addExpr)? ;
+addExpr : mulExpr (op+=('+' | '-') mulExpr)* ;
+mulExpr : unaryExpr (op+=('*' | '/') unaryExpr)* ;
+
+unaryExpr
+  : op=('-' | '!') unaryExpr                                    # negExpr
+  | 'sum' '(' ID 'in' addExpr '..' addExpr ')' mulExpr          # sumRangeExpr
+  | 'sum' '(' ID 'in' ID ')' mulExpr                            # sumOffsetsExpr
+  | primary                                                     # primaryExpr
+  ;
+
+primary
+  : NUMBER                                                      # numberPrim
+  | ID '[' expr (',' expr)* ']'                                 # indexPrim
+  | 'apply' '(' ID ',' expr ')'                                 # applyPrim
+  | ID '(' (expr (',' expr)*)? ')'                              # callPrim
+  | ID                                                          # namePrim
+  | '(' expr ')'                                                # parenPrim
+  ;
+
+NUMBER
+  : '0' [xX] HEX+ ('.' HEX*)? [pP] [+-]? DIGIT+
+  | '0' [xX] HEX+
+  | DIGIT+ ('.' DIGIT+)? ([eE] [+-]? DIGIT+)?
+  ;
+ID     : [A-Za-z_] [A-Za-z0-9_]* ;
+STRING : '"' ~["\r\n]* '"' ;
+fragment DIGIT : [0-9] ;
+fragment HEX   : [0-9a-fA-F] ;
+
+LINE_COMMENT  : '//' ~[\r\n]* -> skip ;
+BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
+WS            : [ \t\r\n]+ -> skip ;
+// Anything else becomes one token that the parser rejects with a located error.
+BAD_CHAR : . ;

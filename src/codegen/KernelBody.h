@@ -1,0 +1,23 @@
+// KernelBody: the per-point computation of a kernel, shared by the CPU and CUDA backends.
+// Every live DAG node becomes one `const` temporary, in id (= topological) order:
+//   const double u_m1_0_0_ = u[p_ - s0_];        // each distinct (field, offset): one load
+//   const double t7_ = u_m1_0_0_ + u_1_0_0_;     // source term order
+//   unew[p_] = t12_;
+// Constants and params are written inline at their uses. The caller provides the point index
+// `p_` and the strides `s0_`, `s1_` of the two outer internal dimensions.
+#pragma once
+#include "codegen/CPrinter.h"
+#include "dag/Kernel.h"
+
+namespace stnc::codegen {
+
+// Internal (3-D) dimension of kernel axis a: rank-r kernels use the last r dimensions.
+inline int internalDim(const dag::Kernel& k, int axis) { return 3 - k.rank() + axis; }
+
+void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k);
+// The index expression of an access at offset o from p_ ("p_ - s0_ + 2").
+std::string offsetIndex(const dag::Kernel& k, const dag::Offset& o);
+// The C expression of a boundary value node (consts and params only).
+std::string scalarExpr(const dag::Context& ctx, const dag::Kernel& k, dag::NodeId id);
+
+}  // namespace stnc::codegen

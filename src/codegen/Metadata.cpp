@@ -1,0 +1,108 @@
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "codegen/Backends.h"
+#include "codegen/KernelBody.h"
+
+namespace stnc::codegen {
+
+std::string entryName(const dag::Kernel& k, const std::string& backend) { return "stnc_entry_" + k.name + "_" + backend; }
+
+std::string generateMetadata(const dag::Module& m, const GenOptions& o) {
+  nlohmann::ordered_json j;
+  j["generator"] = "stnc " + o.stncVersion;
+  j["source"] = m.sourceName + ".stn";
+  j["kernels"] = nlohmann::ordered_json::array();
+  for (const dag::Kernel& k : m.kernels) {
+    nlohmann::ordered_json kj;
+    kj["name"] = k.name;
+    kj["kind"] = k.isGroup ? "group" : "stencil";
+    if (k.isGroup) kj["members"] = k.members;
+    kj["axes"] = k.axes;
+    kj["type"] = dag::elemTypeName(k.type);
+    kj["halo"] = std::vector<int>(k.footprint.halo.begin(), k.footprint.halo.begin() + k.rank());
+    for (const dag::Field& f : k.fields) kj["fields"].push_back({{"name", f.name}, {"role", dag::roleName(f.role)}});
+    kj["params"] = k.params;
+    for (auto& [a, b] : k.swaps) kj["swaps"].push_back({a, b});
+    for (const dag::Boundary& b : k.boundaries) {
+      std::vector<std::string> axes;
+      for (int a = 0; a < k.rank(); ++a)
+        if (b.axisMask & (1u << a)) axes.push_back(k.axes[a]);
+      kj["boundaries"].push_back({{"field", b.field}, {"rule", dag::boundaryName(b.kind)}, {"axes", axes}});
+    }
+    kj["entry_cpu"] = entryName(k, "cpu");
+    kj["entry_cuda"] = entryName(k, "cuda");
+    j["kernels"].push_back(kj);
+  }
+  j["layout"] = "row-major, last axis contiguous; per axis n + 2*halo points, innermost lead pad rounded up to 128 bytes";
+  return j.dump(2) + "\n";
+}
+
+std::string usedNamesVoidCast(const dag::Context& ctx, const dag::Kernel& k, bool fillOnly) {
+  std::set<std::string> used;
+  if (!fillOnly) {
+    for (dag::NodeId id : dag::liveNodes(ctx, k)) {
+      const dag::Node& n = ctx.node(id);
+      if (n.kind == dag::NodeKind::Access || n.kind == dag::NodeKind::Param) used.insert(ctx.name(n.sym));
+    }
+    for (const dag::Output& o : k.outputs) used.insert(o.field);
+  } else {
+    for (const dag::Boundary& b : k.boundaries) {
+      used.insert(b.field);
+      if (b.value == dag::kNoNode) continue;
+      std::vector<dag::NodeId> work{b.value};
+      while (!work.empty()) {
+        const dag::Node& n = ctx.node(work.back());
+        work.pop_back();
+        if (n.kind == dag::NodeKind::Param) used.insert(ctx.name(n.sym));
+        for (int i = 0; i < n.operandCount(); ++i) work.push_back(n.operands[i]);
+      }
+    }
+  }
+  std::string s;
+  std::vector<std::string> names = fillOnly ? ruledFields(k) : std::vector<std::string>{};
+  if (!fillOnly)
+    for (const dag::Field& f : k.fields) names.push_back(f.name);
+  for (const std::string& p : k.params) names.push_back(p);
+  for (const std::string& n : names)
+    if (!used.count(n)) s += "(void)" + cIdent(n) + "; ";
+  return s;
+}
+
+void emitFillBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, const std::string& fillCall,
+                  const std::string& suffix) {
+  std::string unused = usedNamesVoidCast(ctx, k, true);
+  if (!unused.empty()) p.line(unused);
+  for (const std::string& f : ruledFields(k)) {
+    // numpy.pad order: dimension 0 first, later dimensions over the already padded range.
+    for (int d = 0; d < 3; ++d) {
+      for (const dag::Boundary& b : k.boundaries) {
+        if (b.field != f) continue;
+        int axis = d - (3 - k.rank());
+        if (axis < 0 || !(b.axisMask & (1u << axis))) continue;
+        std::string value = b.value == dag::kNoNode ? "real(0)" : "static_cast<real>(" + scalarExpr(ctx, k, b.value) + ")";
+        std::string kind = std::string("stnc_rt::k") + (b.kind == dag::BoundaryKind::Periodic ? "Periodic"
+                                                         : b.kind == dag::BoundaryKind::Value  ? "Value"
+                                                         : b.kind == dag::BoundaryKind::Clamp  ? "Clamp"
+                                                                                               : "Mirror");
+        p.line(fillCall + "(" + cIdent(f) + ", L_, " + std::to_string(d) + ", " + kind + ", " + value + suffix + ");  // " +
+               f + " along " + k.axes[axis] + ": " + dag::boundaryName(b.kind));
+      }
+    }
+  }
+}
+
+void emitEntryPrologue(CPrinter& p, const dag::Kernel& k, const std::string& backend) {
+  p.openScope("extern \"C\" int " + entryName(k, backend) +
+              "(const long* n_, void** fields_, const double* params_, long steps_, long reps_, double* ms_, char* err_, "
+              "unsigned long errlen_)");
+  p.line("using namespace stn::" + cIdent(k.name) + ";");
+  std::string ns;
+  for (int a = 0; a < k.rank(); ++a) ns += (a ? ", " : "") + std::string("n_[") + std::to_string(a) + "]";
+  p.line("const stnc_rt::Layout L_ = layout(" + ns + ");");
+  for (size_t i = 0; i < k.params.size(); ++i)
+    p.line("const real " + cIdent(k.params[i]) + " = static_cast<real>(params_[" + std::to_string(i) + "]);");
+  if (k.params.empty()) p.line("(void)params_;");
+}
+
+}  // namespace stnc::codegen

@@ -1,0 +1,138 @@
+// The CPU backend: OpenMP C++17. One loop nest per kernel over the internal 3-D index space,
+// outer two dimensions collapsed across threads, the contiguous one vectorised (`omp simd`).
+// Built with -ffp-contract=off so results are bit-identical to the CUDA backend's (-fmad=false).
+#include "codegen/Backends.h"
+#include "codegen/KernelBody.h"
+
+namespace stnc::codegen {
+
+namespace {
+
+void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
+  const std::string ns = "stn::" + cIdent(k.name);
+  p.comment(kernelComment(m, k,
+                          "schedule (cpu): dims 0-1 collapsed over OpenMP threads, dim 2 (contiguous) as an omp simd "
+                          "loop, one point per iteration."));
+  p.openScope("namespace " + ns);
+  p.openScope("namespace");
+  p.openScope("void sweepKernel(const stnc_rt::Layout& L_, " + declArgs(k, ArgMode::Sweep) + ")");
+  std::string unused = usedNamesVoidCast(m.ctx, k, false);
+  if (!unused.empty()) p.line(unused);
+  p.line("const long s0_ = L_.stride[0];");
+  p.line("const long s1_ = L_.stride[1];");
+  p.line("(void)s0_; (void)s1_;");
+  p.line("#pragma omp parallel for collapse(2) schedule(static)");
+  p.openScope("for (long x_ = 0; x_ < L_.n[0]; ++x_)");
+  p.openScope("for (long y_ = 0; y_ < L_.n[1]; ++y_)");
+  p.line("const long row_ = stnc_rt::at(L_, x_, y_, 0);");
+  p.line("#pragma omp simd");
+  p.openScope("for (long z_ = 0; z_ < L_.n[2]; ++z_)");
+  p.line("const long p_ = row_ + z_;");
+  emitPointBody(p, m.ctx, k);
+  p.closeScope("for z_");
+  p.closeScope("for y_");
+  p.closeScope("for x_");
+  p.closeScope("sweepKernel");
+  std::string fillDecl = declArgs(k, ArgMode::Fill);
+  p.openScope("void fillKernel(const stnc_rt::Layout& L_" + (fillDecl.empty() ? "" : ", " + fillDecl) + ")");
+  if (fillDecl.empty()) p.line("(void)L_;");
+  emitFillBody(p, m.ctx, k, "stnc_rt::fillBoundaryDim<real>", "");
+  p.closeScope("fillKernel");
+  p.closeScope("namespace");
+  p.line();
+  std::string fillCall = callArgs(k, ArgMode::Fill);
+  std::string ptrs;
+  for (const dag::Field& f : k.fields) ptrs += (ptrs.empty() ? "" : ", ") + cIdent(f.name);
+  p.openScope("namespace cpu");
+  p.openScope("int sweep(const stnc_rt::Layout& L_, " + declArgs(k, ArgMode::Sweep) + ")");
+  p.line("const void* ptrs_[kFieldCount] = {" + ptrs + "};");
+  p.line("if (int s_ = check(L_, ptrs_, alignof(real))) return s_;");
+  p.line("sweepKernel(L_, " + callArgs(k, ArgMode::Sweep) + ");");
+  p.line("return stnc_rt::kOk;");
+  p.closeScope("sweep");
+  p.openScope("int fill_boundaries(const stnc_rt::Layout& L_" + (fillDecl.empty() ? "" : ", " + fillDecl) + ")");
+  p.line("if (L_.count == 0) return stnc_rt::kBadExtent;");
+  for (const std::string& f : ruledFields(k)) p.line("if (!" + cIdent(f) + ") return stnc_rt::kNullPointer;");
+  p.line("fillKernel(L_" + (fillCall.empty() ? "" : ", " + fillCall) + ");");
+  p.line("return stnc_rt::kOk;");
+  p.closeScope("fill_boundaries");
+  p.openScope("int step(const stnc_rt::Layout& L_, long steps_, " + declArgs(k, ArgMode::Step) + ")");
+  p.line("if (steps_ < 0) return stnc_rt::kBadArgument;");
+  p.line("const void* ptrs_[kFieldCount] = {" + ptrs + "};");
+  p.line("if (int s_ = check(L_, ptrs_, alignof(real))) return s_;");
+  p.openScope("for (long s_ = 0; s_ < steps_; ++s_)");
+  p.line("fillKernel(L_" + (fillCall.empty() ? "" : ", " + fillCall) + ");");
+  p.line("sweepKernel(L_, " + callArgs(k, ArgMode::Sweep) + ");");
+  for (auto& [a, b] : k.swaps) p.line("std::swap(" + cIdent(a) + ", " + cIdent(b) + ");");
+  p.closeScope("for s");
+  p.line("return stnc_rt::kOk;");
+  p.closeScope("step");
+  p.closeScope("namespace cpu");
+  p.closeScope("namespace " + ns);
+  p.line();
+
+  // The C entry point used by `stnc run --backend cpu`.
+  emitEntryPrologue(p, k, "cpu");
+  for (size_t i = 0; i < k.fields.size(); ++i)
+    p.line("real* " + cIdent(k.fields[i].name) + " = static_cast<real*>(fields_[" + std::to_string(i) + "]);");
+  p.openScope("if (reps_ > 0)");
+  p.line("// Time `reps` sweeps on scratch copies, so the real run below sees untouched inputs.");
+  p.line("std::vector<real*> scratch_(kFieldCount);");
+  p.openScope("for (int f_ = 0; f_ < kFieldCount; ++f_)");
+  p.line("scratch_[f_] = static_cast<real*>(std::aligned_alloc(128, stnc_rt::roundUp(L_.count * sizeof(real), 128)));");
+  p.line("if (!scratch_[f_]) { std::snprintf(err_, errlen_, \"out of memory\"); return stnc_rt::kBadArgument; }");
+  p.line("std::memcpy(scratch_[f_], fields_[f_], L_.count * sizeof(real));");
+  p.closeScope("for f");
+  std::string scratchArgs;
+  for (size_t i = 0; i < k.fields.size(); ++i) scratchArgs += (i ? ", " : "") + std::string("scratch_[") + std::to_string(i) + "]";
+  for (const std::string& prm : k.params) scratchArgs += ", " + cIdent(prm);
+  p.line("std::vector<double> times_;");
+  p.openScope("for (long r_ = 0; r_ <= reps_; ++r_)  // the first sweep warms up");
+  p.line("const auto t0_ = std::chrono::steady_clock::now();");
+  p.line("cpu::sweep(L_, " + scratchArgs + ");");
+  p.line("const double ms1_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();");
+  p.line("if (r_ > 0) times_.push_back(ms1_);");
+  p.closeScope("for r");
+  p.line("std::sort(times_.begin(), times_.end());");
+  p.line("ms_[0] = times_[times_.size() / 2];");
+  p.line("ms_[1] = times_.front();");
+  p.line("for (real* s_ : scratch_) std::free(s_);");
+  p.closeScope("if reps");
+  p.line("int status_ = stnc_rt::kOk;");
+  p.openScope("if (steps_ > 0)");
+  p.line("status_ = cpu::step(L_, steps_, " + callArgs(k, ArgMode::Sweep) + ");");
+  for (size_t i = 0; i < k.fields.size(); ++i)
+    p.line("fields_[" + std::to_string(i) + "] = " + cIdent(k.fields[i].name) + ";");
+  p.closeScope("steps > 0");
+  p.openScope("else");
+  p.line("status_ = cpu::fill_boundaries(L_" + (fillCall.empty() ? "" : ", " + fillCall) + ");");
+  p.line("if (status_ == stnc_rt::kOk) status_ = cpu::sweep(L_, " + callArgs(k, ArgMode::Sweep) + ");");
+  p.closeScope("else");
+  p.line("if (status_ != stnc_rt::kOk) std::snprintf(err_, errlen_, \"%s\", stnc_rt::statusName(status_));");
+  p.line("return status_;");
+  p.closeScope(entryName(k, "cpu"));
+  p.line();
+}
+
+}  // namespace
+
+std::string generateCpp(const dag::Module& m, const GenOptions& o) {
+  CPrinter p;
+  p.raw(banner(m, o, m.sourceName + ".cpp — CPU (OpenMP) kernels"));
+  p.line("#include \"" + m.sourceName + ".h\"");
+  p.line();
+  p.line("#include <math.h>");
+  p.line();
+  p.line("#include <algorithm>");
+  p.line("#include <chrono>");
+  p.line("#include <cstdio>");
+  p.line("#include <cstdlib>");
+  p.line("#include <cstring>");
+  p.line("#include <utility>");
+  p.line("#include <vector>");
+  p.line();
+  for (const dag::Kernel& k : m.kernels) emitKernel(p, m, k);
+  return p.str();
+}
+
+}  // namespace stnc::codegen

@@ -1,0 +1,216 @@
+// The CUDA backend. Correct-first schedule: a 2-D thread block over the two inner dimensions
+// (32 threads along the contiguous one for coalesced rows), grid-stride loops over all three, one
+// output point per thread iteration; every distinct (field, offset) is one load (__restrict__,
+// const inputs go through the read-only path). Compiled with -fmad=false so results equal the CPU
+// backend's bit for bit. Tuned schedules are the optimizing middle-end's job (docs/DESIGN.md).
+#include "codegen/Backends.h"
+#include "codegen/KernelBody.h"
+
+namespace stnc::codegen {
+
+namespace {
+
+std::string restrictArgs(const dag::Kernel& k) {
+  std::string s;
+  for (const dag::Field& f : k.fields)
+    s += (s.empty() ? "" : ", ") + std::string(f.role == dag::Role::In ? "const real* __restrict__ " : "real* __restrict__ ") +
+         cIdent(f.name);
+  for (const std::string& p : k.params) s += ", const real " + cIdent(p);
+  return s;
+}
+
+void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
+  const std::string ns = "stn::" + cIdent(k.name);
+  p.comment(kernelComment(m, k,
+                          "schedule (cuda): block 32 x 8 over (dim 2, dim 1), grid-stride over all dims, one point per "
+                          "thread iteration; correct-first, untuned."));
+  p.openScope("namespace " + ns);
+  p.openScope("namespace");
+  p.line("constexpr int kBlockX = 32;  // along the contiguous dimension: one coalesced 32-wide row per warp");
+  p.line("constexpr int kBlockY = 8;");
+  p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY) sweepKernel(const stnc_rt::Layout L_, " +
+              restrictArgs(k) + ")");
+  std::string unused = usedNamesVoidCast(m.ctx, k, false);
+  if (!unused.empty()) p.line(unused);
+  p.line("const long s0_ = L_.stride[0];");
+  p.line("const long s1_ = L_.stride[1];");
+  p.line("(void)s0_; (void)s1_;");
+  p.openScope("for (long x_ = blockIdx.z; x_ < L_.n[0]; x_ += gridDim.z)");
+  p.openScope("for (long y_ = blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y; y_ < L_.n[1]; y_ += static_cast<long>(gridDim.y) * kBlockY)");
+  p.openScope("for (long z_ = blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x; z_ < L_.n[2]; z_ += static_cast<long>(gridDim.x) * kBlockX)");
+  p.line("const long p_ = stnc_rt::at(L_, x_, y_, z_);");
+  emitPointBody(p, m.ctx, k);
+  p.closeScope("for z_");
+  p.closeScope("for y_");
+  p.closeScope("for x_");
+  p.closeScope("sweepKernel");
+  p.line();
+  p.openScope("cudaError_t launchSweep(const stnc_rt::Layout& L_, " + declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
+  p.line("auto cap_ = [](long v, long m) { return static_cast<unsigned>(v < m ? v : m); };");
+  p.line("const dim3 block_(kBlockX, kBlockY, 1);");
+  p.line("const dim3 grid_(cap_((L_.n[2] + kBlockX - 1) / kBlockX, 1L << 20), cap_((L_.n[1] + kBlockY - 1) / kBlockY, 65535), cap_(L_.n[0], 65535));");
+  p.line("sweepKernel<<<grid_, block_, 0, stream_>>>(L_, " + callArgs(k, ArgMode::Sweep) + ");");
+  p.line("return cudaGetLastError();");
+  p.closeScope("launchSweep");
+  std::string fillDecl = declArgs(k, ArgMode::Fill);
+  std::string fillCall = callArgs(k, ArgMode::Fill);
+  p.openScope("cudaError_t launchFill(const stnc_rt::Layout& L_" + (fillDecl.empty() ? "" : ", " + fillDecl) +
+              ", cudaStream_t stream_)");
+  p.line("(void)L_; (void)stream_;");
+  p.line("cudaError_t e_ = cudaSuccess;");
+  {
+    CPrinter inner;
+    inner.indent = p.indent;
+    emitFillBody(inner, m.ctx, k, "if (e_ == cudaSuccess) e_ = stnc_rt::fillBoundaryDimDevice<real>", ", stream_");
+    p.raw(inner.str());
+  }
+  p.line("return e_;");
+  p.closeScope("launchFill");
+  p.openScope("cudaError_t toCuda(int status)");
+  p.line("if (status == stnc_rt::kOk) return cudaSuccess;");
+  p.line("if (status == stnc_rt::kMisaligned) return cudaErrorMisalignedAddress;");
+  p.line("return cudaErrorInvalidValue;");
+  p.closeScope("toCuda");
+  p.closeScope("namespace");
+  p.line();
+  std::string ptrs;
+  for (const dag::Field& f : k.fields) ptrs += (ptrs.empty() ? "" : ", ") + cIdent(f.name);
+  std::string sweepCall = callArgs(k, ArgMode::Sweep);
+  std::string fillArgs = "L_" + (fillCall.empty() ? "" : ", " + fillCall);
+  p.openScope("namespace cuda");
+  p.openScope("cudaError_t sweep(const stnc_rt::Layout& L_, " + declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
+  p.line("const void* ptrs_[kFieldCount] = {" + ptrs + "};");
+  p.line("if (int s_ = check(L_, ptrs_, 128)) return toCuda(s_);");
+  p.line("return launchSweep(L_, " + sweepCall + ", stream_);");
+  p.closeScope("sweep");
+  p.openScope("cudaError_t fill_boundaries(const stnc_rt::Layout& L_" + (fillDecl.empty() ? "" : ", " + fillDecl) +
+              ", cudaStream_t stream_)");
+  p.line("if (L_.count == 0) return cudaErrorInvalidValue;");
+  for (const std::string& f : ruledFields(k)) p.line("if (!" + cIdent(f) + ") return cudaErrorInvalidValue;");
+  p.line("return launchFill(" + fillArgs + ", stream_);");
+  p.closeScope("fill_boundaries");
+  p.openScope("cudaError_t step(const stnc_rt::Layout& L_, long steps_, " + declArgs(k, ArgMode::Step) + ", cudaStream_t stream_)");
+  p.line("if (steps_ < 0) return cudaErrorInvalidValue;");
+  p.line("const void* ptrs_[kFieldCount] = {" + ptrs + "};");
+  p.line("if (int s_ = check(L_, ptrs_, 128)) return toCuda(s_);");
+  p.line("cudaError_t e_ = cudaSuccess;");
+  p.line("// One step: fill boundaries, sweep, swap the pairs (pointer roles).");
+  p.openScope("auto oneStep_ = [&](cudaStream_t st_)");
+  p.line("if (e_ == cudaSuccess) e_ = launchFill(" + fillArgs + ", st_);");
+  p.line("if (e_ == cudaSuccess) e_ = launchSweep(L_, " + sweepCall + ", st_);");
+  for (auto& [a, b] : k.swaps) p.line("std::swap(" + cIdent(a) + ", " + cIdent(b) + ");");
+  p.closeScope("oneStep_", ";");
+  p.openScope("if (steps_ < 4)");
+  p.line("for (long s_ = 0; s_ < steps_; ++s_) oneStep_(stream_);");
+  p.line("return e_;");
+  p.closeScope("short runs launch directly");
+  p.line("// Capture two steps (after two swaps every pointer is back in its role) and replay.");
+  p.line("cudaStream_t cs_ = nullptr;");
+  p.line("cudaGraph_t graph_ = nullptr;");
+  p.line("cudaGraphExec_t exec_ = nullptr;");
+  p.line("cudaEvent_t ready_ = nullptr;");
+  p.line("e_ = cudaStreamCreateWithFlags(&cs_, cudaStreamNonBlocking);");
+  p.line("if (e_ == cudaSuccess) e_ = cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming);");
+  p.line("if (e_ == cudaSuccess) e_ = cudaEventRecord(ready_, stream_);");
+  p.line("if (e_ == cudaSuccess) e_ = cudaStreamWaitEvent(cs_, ready_, 0);");
+  p.line("if (e_ == cudaSuccess) e_ = cudaStreamBeginCapture(cs_, cudaStreamCaptureModeThreadLocal);");
+  p.openScope("if (e_ == cudaSuccess)");
+  p.line("oneStep_(cs_);");
+  p.line("oneStep_(cs_);");
+  p.line("const cudaError_t end_ = cudaStreamEndCapture(cs_, &graph_);");
+  p.line("if (e_ == cudaSuccess) e_ = end_;");
+  p.closeScope("capture");
+  p.line("if (e_ == cudaSuccess) e_ = cudaGraphInstantiate(&exec_, graph_, 0);");
+  p.line("for (long r_ = 0; e_ == cudaSuccess && r_ < steps_ / 2; ++r_) e_ = cudaGraphLaunch(exec_, stream_);");
+  p.line("if (steps_ % 2 == 1) oneStep_(stream_);");
+  p.line("if (e_ == cudaSuccess) e_ = cudaStreamSynchronize(stream_);");
+  p.line("if (exec_) cudaGraphExecDestroy(exec_);");
+  p.line("if (graph_) cudaGraphDestroy(graph_);");
+  p.line("if (ready_) cudaEventDestroy(ready_);");
+  p.line("if (cs_) cudaStreamDestroy(cs_);");
+  p.line("return e_;");
+  p.closeScope("step");
+  p.closeScope("namespace cuda");
+  p.closeScope("namespace " + ns);
+  p.line();
+
+  // The C entry point used by `stnc run --backend cuda`: host arrays in, host arrays out.
+  emitEntryPrologue(p, k, "cuda");
+  p.line("int count_ = 0;");
+  p.openScope("if (cudaGetDeviceCount(&count_) != cudaSuccess || count_ == 0)");
+  p.line("std::snprintf(err_, errlen_, \"no CUDA device available\");");
+  p.line("return 100;");
+  p.closeScope("no device");
+  p.line("if (L_.count == 0) { std::snprintf(err_, errlen_, \"extent must be positive\"); return stnc_rt::kBadExtent; }");
+  p.line("const size_t bytes_ = L_.count * sizeof(real);");
+  p.line("real* dev_[kFieldCount] = {};");
+  p.line("cudaError_t e_ = cudaSuccess;");
+  p.line("for (int f_ = 0; f_ < kFieldCount && e_ == cudaSuccess; ++f_) e_ = cudaMalloc(&dev_[f_], bytes_);");
+  p.line("auto upload_ = [&] { for (int f_ = 0; f_ < kFieldCount && e_ == cudaSuccess; ++f_) e_ = cudaMemcpy(dev_[f_], fields_[f_], bytes_, cudaMemcpyHostToDevice); };");
+  p.line("upload_();");
+  std::string devArgs;
+  for (size_t i = 0; i < k.fields.size(); ++i) devArgs += (i ? ", " : "") + std::string("dev_[") + std::to_string(i) + "]";
+  for (const std::string& prm : k.params) devArgs += ", " + cIdent(prm);
+  p.openScope("if (e_ == cudaSuccess && reps_ > 0)");
+  p.line("cudaEvent_t a_ = nullptr, b_ = nullptr;");
+  p.line("cudaEventCreate(&a_);");
+  p.line("cudaEventCreate(&b_);");
+  p.line("std::vector<double> times_;");
+  p.openScope("for (long r_ = 0; r_ <= reps_ && e_ == cudaSuccess; ++r_)  // the first sweep warms up");
+  p.line("cudaEventRecord(a_);");
+  p.line("e_ = cuda::sweep(L_, " + devArgs + ");");
+  p.line("cudaEventRecord(b_);");
+  p.line("if (e_ == cudaSuccess) e_ = cudaEventSynchronize(b_);");
+  p.line("float t_ = 0;");
+  p.line("cudaEventElapsedTime(&t_, a_, b_);");
+  p.line("if (r_ > 0) times_.push_back(t_);");
+  p.closeScope("for r");
+  p.line("cudaEventDestroy(a_);");
+  p.line("cudaEventDestroy(b_);");
+  p.openScope("if (e_ == cudaSuccess)");
+  p.line("std::sort(times_.begin(), times_.end());");
+  p.line("ms_[0] = times_[times_.size() / 2];");
+  p.line("ms_[1] = times_.front();");
+  p.closeScope("");
+  p.line("upload_();  // the timed sweeps may have updated inout fields");
+  p.closeScope("bench");
+  for (size_t i = 0; i < k.fields.size(); ++i)
+    p.line("real* " + cIdent(k.fields[i].name) + " = dev_[" + std::to_string(i) + "];");
+  p.openScope("if (e_ == cudaSuccess)");
+  p.openScope("if (steps_ > 0)");
+  p.line("e_ = cuda::step(L_, steps_, " + sweepCall + ");");
+  p.closeScope("");
+  p.openScope("else");
+  p.line("e_ = cuda::fill_boundaries(L_" + (fillCall.empty() ? "" : ", " + fillCall) + ");");
+  p.line("if (e_ == cudaSuccess) e_ = cuda::sweep(L_, " + sweepCall + ");");
+  p.closeScope("");
+  p.line("if (e_ == cudaSuccess) e_ = cudaDeviceSynchronize();");
+  p.closeScope("run");
+  p.line("real* roles_[kFieldCount] = {" + ptrs + "};");
+  p.line("for (int f_ = 0; f_ < kFieldCount && e_ == cudaSuccess; ++f_) e_ = cudaMemcpy(fields_[f_], roles_[f_], bytes_, cudaMemcpyDeviceToHost);");
+  p.line("for (int f_ = 0; f_ < kFieldCount; ++f_) cudaFree(dev_[f_]);");
+  p.line("if (e_ != cudaSuccess) std::snprintf(err_, errlen_, \"CUDA error: %s\", cudaGetErrorString(e_));");
+  p.line("return e_ == cudaSuccess ? 0 : 200 + static_cast<int>(e_);");
+  p.closeScope(entryName(k, "cuda"));
+  p.line();
+}
+
+}  // namespace
+
+std::string generateCuda(const dag::Module& m, const GenOptions& o) {
+  CPrinter p;
+  p.raw(banner(m, o, m.sourceName + ".cu — CUDA kernels"));
+  p.line("#include \"" + m.sourceName + ".h\"");
+  p.line();
+  p.line("#include <algorithm>");
+  p.line("#include <cstdio>");
+  p.line("#include <utility>");
+  p.line("#include <vector>");
+  p.line();
+  p.raw(kRuntimeCudaHeader);
+  p.line();
+  for (const dag::Kernel& k : m.kernels) emitKernel(p, m, k);
+  return p.str();
+}
+
+}  // namespace stnc::codegen

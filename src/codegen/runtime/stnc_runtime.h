@@ -1,0 +1,141 @@
+// stnc runtime: the array layout and the boundary fills shared by every generated kernel and by
+// `stnc run`. This file is embedded verbatim into each generated header (guarded, so several
+// generated headers can be included together) and compiled into the stnc driver.
+#ifndef STNC_RUNTIME_H_V1
+#define STNC_RUNTIME_H_V1
+#include <cstddef>
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define STNC_HD __host__ __device__
+#else
+#define STNC_HD
+#endif
+
+namespace stnc_rt {
+
+// Status codes of the CPU launchers (the CUDA launchers return cudaError_t).
+enum Status : int {
+  kOk = 0,
+  kNullPointer = 1,  // a field pointer is null
+  kBadExtent = 2,    // an extent is <= 0 (or the array would not fit in memory)
+  kMisaligned = 3,   // a pointer is not aligned as the layout requires
+  kAliasing = 4,     // an output overlaps another field it must not overlap
+  kBadArgument = 5,  // anything else (negative step count, ...)
+};
+
+inline const char* statusName(int s) {
+  switch (s) {
+    case kOk: return "ok";
+    case kNullPointer: return "null field pointer";
+    case kBadExtent: return "extent must be positive";
+    case kMisaligned: return "misaligned field pointer";
+    case kAliasing: return "an output aliases a field it must not overlap";
+    case kBadArgument: return "bad argument";
+    default: return "unknown status";
+  }
+}
+
+// Dense row-major layout of one array. Internally every kernel is 3-D: a rank-r stencil uses the
+// last r dimensions, the leading ones have extent 1 and no halo. Dimension 2 is contiguous.
+// The innermost halo is padded so every interior row starts on a 128-byte boundary when the base
+// pointer is 128-byte aligned.
+struct Layout {
+  long n[3];        // interior extents
+  long pad[3];      // cells allocated before the interior along each dimension (>= halo)
+  long dim[3];      // allocated extents (dim[2] is the row pitch, a multiple of 128 bytes)
+  long stride[3];   // element strides
+  long origin;      // element index of interior point (0,0,0)
+  size_t count;     // elements to allocate
+  int halo[3];      // the stencil's halo per dimension (what boundary rules fill)
+};
+
+inline long roundUp(long x, long m) { return (x + m - 1) / m * m; }
+
+// n and halo in internal (3-D) dimension order. Returns false on a bad extent.
+inline bool makeLayout(const long n[3], const int halo[3], int elemBytes, Layout& L) {
+  const long align = 128 / elemBytes;
+  for (int d = 0; d < 3; ++d) {
+    if (n[d] <= 0 || n[d] > (1L << 31)) return false;
+    L.n[d] = n[d];
+    L.halo[d] = halo[d];
+  }
+  L.pad[0] = halo[0];
+  L.pad[1] = halo[1];
+  L.pad[2] = halo[2] == 0 ? 0 : roundUp(halo[2], align);
+  L.dim[0] = n[0] + 2 * halo[0];
+  L.dim[1] = n[1] + 2 * halo[1];
+  L.dim[2] = roundUp(L.pad[2] + n[2] + halo[2], align);
+  L.stride[2] = 1;
+  L.stride[1] = L.dim[2];
+  L.stride[0] = L.dim[1] * L.dim[2];
+  L.origin = L.pad[0] * L.stride[0] + L.pad[1] * L.stride[1] + L.pad[2];
+  L.count = static_cast<size_t>(L.dim[0]) * static_cast<size_t>(L.stride[0]);
+  return true;
+}
+
+STNC_HD inline long at(const Layout& L, long x, long y, long z) {
+  return L.origin + x * L.stride[0] + y * L.stride[1] + z;
+}
+
+// Boundary rules: the filled halo equals numpy.pad(interior, halo, mode) for
+// periodic = 'wrap', value = 'constant', clamp = 'edge', mirror = 'symmetric'.
+enum BoundaryKind : int { kPeriodic = 0, kValue = 1, kClamp = 2, kMirror = 3 };
+
+// Source coordinate of halo coordinate x (outside [0, n)) along one dimension; -1 = use value.
+STNC_HD inline long boundarySource(long x, long n, int kind) {
+  switch (kind) {
+    case kPeriodic: {
+      long m = x % n;
+      return m < 0 ? m + n : m;
+    }
+    case kClamp: return x < 0 ? 0 : (x >= n ? n - 1 : x);
+    case kMirror: {
+      long p = 2 * n, m = x % p;
+      if (m < 0) m += p;
+      return m >= n ? p - 1 - m : m;
+    }
+    default: return -1;
+  }
+}
+
+// Fills the halo of `a` along dimension d (numpy.pad order: dimensions before d are taken over
+// their padded range, dimensions after d over their interior).
+template <typename T>
+void fillBoundaryDim(T* a, const Layout& L, int d, int kind, T value) {
+  const long h = L.halo[d];
+  if (h == 0) return;
+  long lo[3], hi[3];
+  for (int e = 0; e < 3; ++e) {
+    lo[e] = e < d ? -L.halo[e] : 0;
+    hi[e] = e < d ? L.n[e] + L.halo[e] : L.n[e];
+  }
+  const long n = L.n[d];
+  // Walk the two halo slabs of dimension d.
+  for (int side = 0; side < 2; ++side) {
+    long r[3][2];
+    for (int e = 0; e < 3; ++e) {
+      r[e][0] = lo[e];
+      r[e][1] = hi[e];
+    }
+    r[d][0] = side == 0 ? -h : n;
+    r[d][1] = side == 0 ? 0 : n + h;
+    for (long x = r[0][0]; x < r[0][1]; ++x)
+      for (long y = r[1][0]; y < r[1][1]; ++y)
+        for (long z = r[2][0]; z < r[2][1]; ++z) {
+          long p[3] = {x, y, z};
+          long dst = at(L, x, y, z);
+          long s = boundarySource(p[d], n, kind);
+          if (s < 0) {
+            a[dst] = value;
+            continue;
+          }
+          p[d] = s;
+          a[dst] = a[at(L, p[0], p[1], p[2])];
+        }
+  }
+}
+
+}  // namespace stnc_rt
+
+#endif  // STNC_RUNTIME_H_V1

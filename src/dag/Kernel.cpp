@@ -1,0 +1,25 @@
+#include "dag/Kernel.h"
+
+#include <algorithm>
+
+namespace stnc::dag {
+
+std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k) {
+  std::vector<char> live(ctx.size(), 0);
+  std::vector<NodeId> work;
+  for (const Output& o : k.outputs) work.push_back(o.value);
+  while (!work.empty()) {
+    NodeId id = work.back();
+    work.pop_back();
+    if (live[id]) continue;
+    live[id] = 1;
+    const Node& n = ctx.node(id);
+    for (int i = 0; i < n.operandCount(); ++i) work.push_back(n.operands[i]);
+  }
+  std::vector<NodeId> out;
+  for (NodeId i = 0; i < live.size(); ++i)
+    if (live[i]) out.push_back(i);
+  return out;
+}
+
+}  // namespace stnc::dag

@@ -1,0 +1,114 @@
+// The lowered program: one dag::Context shared by every kernel (so a group's members share
+// nodes and each distinct (field, offset) access is one node), and one Kernel per stencil and
+// per group. Kernels refer to fields and params by name; passes fill the analysis results.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "dag/Context.h"
+#include "support/SourceManager.h"
+
+namespace stnc::dag {
+
+enum class ElemType { F32, F64 };
+inline const char* elemTypeName(ElemType t) { return t == ElemType::F32 ? "f32" : "f64"; }
+inline const char* elemCType(ElemType t) { return t == ElemType::F32 ? "float" : "double"; }
+inline size_t elemSize(ElemType t) { return t == ElemType::F32 ? 4 : 8; }
+
+enum class Role { In, Out, InOut };
+inline const char* roleName(Role r) { return r == Role::In ? "in" : r == Role::Out ? "out" : "inout"; }
+inline bool isRead(Role r) { return r != Role::Out; }
+inline bool isWritten(Role r) { return r != Role::In; }
+
+struct Field {
+  std::string name;
+  Role role;
+  Loc loc;
+};
+
+enum class BoundaryKind { Periodic, Value, Clamp, Mirror };
+inline const char* boundaryName(BoundaryKind k) {
+  switch (k) {
+    case BoundaryKind::Periodic: return "periodic";
+    case BoundaryKind::Value: return "value";
+    case BoundaryKind::Clamp: return "clamp";
+    case BoundaryKind::Mirror: return "mirror";
+  }
+  return "periodic";
+}
+
+struct Boundary {
+  std::string field;
+  unsigned axisMask = 0;  // bit a set = rule applies along axis a
+  BoundaryKind kind = BoundaryKind::Periodic;
+  NodeId value = kNoNode;  // Value: an expression of consts and params
+};
+
+struct Output {
+  std::string field;
+  NodeId value;
+  std::string text;  // the equation as written
+  Loc loc;
+};
+
+// Per-field reach: the most negative and most positive offset read along each axis.
+struct FieldFootprint {
+  std::string field;
+  std::array<int, 3> lo{0, 0, 0};  // <= 0
+  std::array<int, 3> hi{0, 0, 0};  // >= 0
+  int accesses = 0;                // distinct (field, offset) loads
+};
+
+struct Footprint {
+  std::vector<FieldFootprint> fields;  // fields that are read, in the kernel's field order
+  std::array<int, 3> halo{0, 0, 0};    // symmetric halo per axis (the contract's halo)
+};
+
+struct Kernel {
+  std::string name;
+  Loc loc;
+  bool isGroup = false;
+  std::vector<std::string> members;  // groups: member stencils, in order
+  std::vector<std::string> axes;
+  ElemType type = ElemType::F64;
+  std::vector<Field> fields;         // declared order (groups: first appearance order)
+  std::vector<std::string> params;   // declared order
+  std::vector<Loc> paramLocs;
+  std::vector<Output> outputs;
+  std::vector<std::pair<std::string, std::string>> swaps;
+  std::vector<Boundary> boundaries;
+  Footprint footprint;  // set by the footprint pass
+  int rank() const { return static_cast<int>(axes.size()); }
+  const Field* field(const std::string& n) const {
+    for (const Field& f : fields)
+      if (f.name == n) return &f;
+    return nullptr;
+  }
+  int fieldIndex(const std::string& n) const {
+    for (size_t i = 0; i < fields.size(); ++i)
+      if (fields[i].name == n) return static_cast<int>(i);
+    return -1;
+  }
+  int paramIndex(const std::string& n) const {
+    for (size_t i = 0; i < params.size(); ++i)
+      if (params[i] == n) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+struct Module {
+  std::string sourcePath;  // as given on the command line
+  std::string sourceName;  // basename without .stn: names the generated files
+  Context ctx;
+  std::vector<Kernel> kernels;  // stencils in declaration order, then groups
+  const Kernel* find(const std::string& name) const {
+    for (const Kernel& k : kernels)
+      if (k.name == name) return &k;
+    return nullptr;
+  }
+};
+
+// Ids of the nodes the kernel's outputs (and boundary values) depend on, ascending (= topological).
+std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k);
+
+}  // namespace stnc::dag

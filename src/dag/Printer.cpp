@@ -1,0 +1,140 @@
+#include "dag/Printer.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+namespace stnc::dag {
+
+std::string exactLiteral(double v) {
+  if (std::isnan(v)) return "NAN";
+  if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
+  char buf[64];
+  if (std::floor(v) == v && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string offsetText(const Offset& o, int rank) {
+  std::string s = "[";
+  for (int a = 0; a < rank; ++a) s += (a ? "," : "") + std::to_string(o.d[a]);
+  return s + "]";
+}
+
+std::string nodeText(const Context& ctx, NodeId id, int rank) {
+  const Node& n = ctx.node(id);
+  switch (n.kind) {
+    case NodeKind::Const: return n.type == Type::Bool ? (n.value != 0 ? "true" : "false") : "const " + exactLiteral(n.value);
+    case NodeKind::Param: return "param " + ctx.name(n.sym);
+    case NodeKind::Access: return "access " + ctx.name(n.sym) + offsetText(n.offset, rank);
+    case NodeKind::Apply: {
+      std::string s = opInfo(n.op).spelling;
+      for (int i = 0; i < n.operandCount(); ++i) s += " %" + std::to_string(n.operands[i]);
+      return s;
+    }
+    case NodeKind::Select:
+      return "select %" + std::to_string(n.operands[0]) + " %" + std::to_string(n.operands[1]) + " %" +
+             std::to_string(n.operands[2]);
+  }
+  return "?";
+}
+
+namespace {
+std::string axesText(const Kernel& k) {
+  std::string s;
+  for (size_t i = 0; i < k.axes.size(); ++i) s += (i ? ", " : "") + k.axes[i];
+  return s;
+}
+}  // namespace
+
+void printText(std::ostream& os, const Module& m) {
+  for (const Kernel& k : m.kernels) {
+    os << (k.isGroup ? "group " : "stencil ") << k.name << "(" << axesText(k) << ") : " << elemTypeName(k.type);
+    os << "   // halo [";
+    for (int a = 0; a < k.rank(); ++a) os << (a ? "," : "") << k.footprint.halo[a];
+    os << "]\n";
+    if (k.isGroup) {
+      os << "  members";
+      for (auto& mem : k.members) os << " " << mem;
+      os << "\n";
+    }
+    for (const Field& f : k.fields) os << "  " << roleName(f.role) << " " << f.name << "\n";
+    for (const std::string& p : k.params) os << "  param " << p << "\n";
+    for (NodeId id : liveNodes(m.ctx, k)) os << "  %" << id << " = " << nodeText(m.ctx, id, k.rank()) << "\n";
+    for (const Output& o : k.outputs) os << "  " << o.field << " = %" << o.value << "\n";
+    for (auto& [a, b] : k.swaps) os << "  swap " << a << ", " << b << "\n";
+    for (const Boundary& b : k.boundaries) {
+      os << "  boundary " << b.field << " axes=" << b.axisMask << " " << boundaryName(b.kind);
+      if (b.value != kNoNode) os << " value=%" << b.value << " (" << nodeText(m.ctx, b.value, k.rank()) << ")";
+      os << "\n";
+    }
+    os << "\n";
+  }
+}
+
+void printJson(std::ostream& os, const Module& m) {
+  nlohmann::ordered_json j;
+  j["source"] = m.sourceName;
+  j["kernels"] = nlohmann::ordered_json::array();
+  for (const Kernel& k : m.kernels) {
+    nlohmann::ordered_json kj;
+    kj["name"] = k.name;
+    kj["kind"] = k.isGroup ? "group" : "stencil";
+    kj["axes"] = k.axes;
+    kj["type"] = elemTypeName(k.type);
+    if (k.isGroup) kj["members"] = k.members;
+    for (const Field& f : k.fields) kj["fields"].push_back({{"name", f.name}, {"role", roleName(f.role)}});
+    kj["params"] = k.params;
+    kj["halo"] = std::vector<int>(k.footprint.halo.begin(), k.footprint.halo.begin() + k.rank());
+    nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+    for (NodeId id : liveNodes(m.ctx, k)) {
+      const Node& n = m.ctx.node(id);
+      nlohmann::ordered_json nj;
+      nj["id"] = id;
+      nj["type"] = n.type == Type::Bool ? "bool" : "real";
+      switch (n.kind) {
+        case NodeKind::Const: nj["const"] = n.value; break;
+        case NodeKind::Param: nj["param"] = m.ctx.name(n.sym); break;
+        case NodeKind::Access:
+          nj["access"] = m.ctx.name(n.sym);
+          nj["offset"] = std::vector<int>(n.offset.d.begin(), n.offset.d.begin() + k.rank());
+          break;
+        case NodeKind::Apply: nj["op"] = opInfo(n.op).spelling; break;
+        case NodeKind::Select: nj["op"] = "select"; break;
+      }
+      if (n.operandCount()) nj["operands"] = std::vector<NodeId>(n.operands.begin(), n.operands.begin() + n.operandCount());
+      nodes.push_back(nj);
+    }
+    kj["nodes"] = nodes;
+    for (const Output& o : k.outputs) kj["outputs"].push_back({{"field", o.field}, {"node", o.value}});
+    j["kernels"].push_back(kj);
+  }
+  os << j.dump(2) << "\n";
+}
+
+void printDot(std::ostream& os, const Module& m) {
+  os << "digraph stnc {\n  rankdir=BT;\n  node [fontname=\"monospace\"];\n";
+  for (const Kernel& k : m.kernels) {
+    std::string pre = k.name + "_";
+    os << "  subgraph \"cluster_" << k.name << "\" {\n    label=\"" << k.name << "\";\n";
+    for (NodeId id : liveNodes(m.ctx, k)) {
+      const Node& n = m.ctx.node(id);
+      std::string shape = n.kind == NodeKind::Access ? "box" : n.kind == NodeKind::Apply || n.kind == NodeKind::Select ? "ellipse" : "plaintext";
+      os << "    \"" << pre << id << "\" [label=\"%" << id << " " << nodeText(m.ctx, id, k.rank()) << "\", shape=" << shape
+         << "];\n";
+      for (int i = 0; i < n.operandCount(); ++i) os << "    \"" << pre << n.operands[i] << "\" -> \"" << pre << id << "\";\n";
+    }
+    for (const Output& o : k.outputs) {
+      os << "    \"" << pre << "out_" << o.field << "\" [label=\"" << o.field << "\", shape=doubleoctagon];\n";
+      os << "    \"" << pre << o.value << "\" -> \"" << pre << "out_" << o.field << "\";\n";
+    }
+    os << "  }\n";
+  }
+  os << "}\n";
+}
+
+}  // namespace stnc::dag

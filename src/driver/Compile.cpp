@@ -1,0 +1,171 @@
+// `stnc FILE.stn`: compile to CPU and/or CUDA sources + the launcher header, or print an IR.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "codegen/Backends.h"
+#include "dag/Printer.h"
+#include "driver/Driver.h"
+#include "driver/Files.h"
+#include "passes/Pipeline.h"
+#include "syntax/AstPrinter.h"
+#include "syntax/Parser.h"
+
+namespace stnc::driver {
+
+namespace fs = std::filesystem;
+
+std::string stncVersion() { return STNC_VERSION; }
+
+std::string defaultStdlibDir(const char* argv0) {
+  if (const char* e = std::getenv("STNC_STDLIB")) return e;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) exe = fs::path(argv0);
+  fs::path installed = exe.parent_path().parent_path() / "share" / "stnc" / "stdlib";
+  if (fs::is_directory(installed, ec)) return installed.string();
+  return STNC_SOURCE_STDLIB;
+}
+
+codegen::GenOptions genOptions(const std::string& target) {
+  codegen::GenOptions o;
+  o.stncVersion = stncVersion();
+  o.commandLine = "--target " + target;
+  return o;
+}
+
+std::optional<dag::Module> Frontend::compile(const std::string& path) {
+  SourceManager sm;
+  DiagEngine diags(sm);
+  diags.warningsAsErrors = werror;
+  LoadOptions lo{includeDirs, stdlibDir};
+  std::ostringstream log;
+  passes::CompileResult r = passes::compileModule(path, nullptr, lo, passOpts, sm, diags, log);
+  std::cerr << log.str();
+  diags.print(std::cerr);
+  filesRead = r.files;
+  if (!r.module || diags.hasErrors()) {
+    if (diags.errorCount() > 0)
+      std::cerr << diags.errorCount() << " error" << (diags.errorCount() > 1 ? "s" : "") << " generated.\n";
+    return std::nullopt;
+  }
+  return r.module;
+}
+
+namespace {
+
+void addCommonOptions(CLI::App& app, Frontend& fe) {
+  app.add_option("-I,--include", fe.includeDirs, "Directory searched for imports (after the importing file's own)");
+  app.add_option("--stdlib", fe.stdlibDir, "The stdlib directory searched last for imports")->capture_default_str();
+  app.add_flag("--Werror", fe.werror, "Treat warnings as errors");
+}
+
+std::string escapeMake(const std::string& s) {
+  std::string o;
+  for (char c : s) o += c == ' ' ? std::string("\\ ") : c == '$' ? std::string("$$") : std::string(1, c);
+  return o;
+}
+
+}  // namespace
+
+int compileMain(int argc, char** argv) {
+  CLI::App app{
+      "stnc — a compiler for the .stn stencil language.\n\n"
+      "  stnc FILE.stn [-o DIR] [--target cpu|cuda|all]   write FILE.h (+ FILE.cpp / FILE.cu, FILE.json) into DIR\n"
+      "  stnc info FILE.stn                               print the stencils' interfaces and halos as JSON\n"
+      "  stnc run FILE.stn --stencil NAME --size NxMxK --in f=f.npy --out g=g.npy [--param p=v] [--steps N]\n"
+      "                                                   run a stencil on .npy data (see `stnc run --help`)\n\n"
+      "Inspecting the compiler: --emit=ast|dag|json|dot prints an IR instead of writing code;\n"
+      "--print-after=PASS / --print-after-all / --time-passes / --verify-each follow the pass pipeline.\n",
+      "stnc"};
+  Frontend fe;
+  fe.stdlibDir = defaultStdlibDir(argv[0]);
+  std::string input, outDir = ".", target = "all", emit, depfile, arch = "sm_90";
+  std::vector<std::string> printAfter;
+  bool listPasses = false, version = false;
+  app.add_option("file", input, "The .stn source file");
+  app.add_option("-o,--output", outDir, "Output directory (created if missing)")->capture_default_str();
+  app.add_option("--target", target, "What to generate: cpu (FILE.cpp), cuda (FILE.cu) or all")
+      ->check(CLI::IsMember({"cpu", "cuda", "all"}))
+      ->capture_default_str();
+  app.add_option("--arch", arch, "CUDA architecture recorded for builds (stnc run uses it for nvcc)")->capture_default_str();
+  app.add_option("-M,--depfile", depfile, "Also write a Makefile depfile listing every file read");
+  app.add_option("--emit", emit, "Print an IR to stdout instead of generating code")
+      ->check(CLI::IsMember({"ast", "dag", "json", "dot"}));
+  app.add_option("--print-after", printAfter, "Print the DAG after the named pass (repeatable)");
+  app.add_flag("--print-after-all", fe.passOpts.printAfterAll, "Print the DAG after every pass");
+  app.add_flag("--print-changed", fe.passOpts.printChanged, "Print the DAG after every pass that changed it");
+  app.add_flag("--verify-each", fe.passOpts.verifyEach, "Verify the DAG after every pass");
+  app.add_flag("--time-passes", fe.passOpts.timePasses, "Print the time each pass took");
+  app.add_flag("--list-passes", listPasses, "List the passes of the pipeline, in order");
+  app.add_flag("--version", version, "Print the version");
+  addCommonOptions(app, fe);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (version) {
+    std::cout << "stnc " << stncVersion() << "\n";
+    return 0;
+  }
+  if (listPasses) {
+    for (auto& n : passes::standardPasses().names()) std::cout << n << "\n";
+    return 0;
+  }
+  if (input.empty()) {
+    std::cerr << app.help();
+    return 1;
+  }
+  fe.passOpts.printAfter.insert(printAfter.begin(), printAfter.end());
+  for (auto& p : printAfter) {
+    auto names = passes::standardPasses().names();
+    if (std::find(names.begin(), names.end(), p) == names.end()) {
+      std::cerr << "stnc: error: unknown pass '" << p << "' (see --list-passes)\n";
+      return 1;
+    }
+  }
+  if (emit == "ast") {
+    SourceManager sm;
+    DiagEngine diags(sm);
+    std::optional<ast::Program> prog = loadProgram(input, {fe.includeDirs, fe.stdlibDir}, sm, diags);
+    diags.print(std::cerr);
+    if (!prog) return 1;
+    printAst(std::cout, prog->merged);
+    return 0;
+  }
+  std::optional<dag::Module> m = fe.compile(input);
+  if (!m) return 1;
+  if (emit == "dag") dag::printText(std::cout, *m);
+  if (emit == "json") dag::printJson(std::cout, *m);
+  if (emit == "dot") dag::printDot(std::cout, *m);
+  if (!emit.empty()) return 0;
+
+  const std::string base = (fs::path(outDir) / m->sourceName).string();
+  codegen::GenOptions go = genOptions(target);
+  std::vector<std::pair<std::string, std::string>> files;
+  files.push_back({base + ".h", codegen::generateHeader(*m, go)});
+  if (target == "cpu" || target == "all") files.push_back({base + ".cpp", codegen::generateCpp(*m, go)});
+  if (target == "cuda" || target == "all") files.push_back({base + ".cu", codegen::generateCuda(*m, go)});
+  files.push_back({base + ".json", codegen::generateMetadata(*m, go)});
+  if (!depfile.empty()) {
+    std::string deps;
+    for (auto& f : files) deps += escapeMake(f.first) + " ";
+    deps += ":";
+    for (auto& f : fe.filesRead) deps += " " + escapeMake(f);
+    deps += "\n";
+    for (size_t i = 1; i < fe.filesRead.size(); ++i) deps += escapeMake(fe.filesRead[i]) + ":\n";
+    files.push_back({depfile, deps});
+  }
+  std::string error;
+  if (!writeFilesAtomically(files, error)) {
+    std::cerr << "stnc: error: " << error << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace stnc::driver

@@ -1,0 +1,42 @@
+// The stnc command line: `stnc FILE.stn` (compile), `stnc info FILE.stn`, `stnc run FILE.stn`.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/Launcher.h"
+#include "dag/Kernel.h"
+#include "passes/PassManager.h"
+#include "syntax/ModuleLoader.h"
+
+namespace stnc::driver {
+
+int compileMain(int argc, char** argv);
+int infoMain(int argc, char** argv);
+int runMain(int argc, char** argv);
+
+// Front + middle end on a file with the usual diagnostics printing. nullopt on error.
+struct Frontend {
+  std::vector<std::string> includeDirs;
+  std::string stdlibDir;
+  bool werror = false;
+  passes::PassOptions passOpts;
+  std::vector<std::string> filesRead;
+  std::optional<dag::Module> compile(const std::string& path);
+};
+
+std::string defaultStdlibDir(const char* argv0);
+std::string stncVersion();
+codegen::GenOptions genOptions(const std::string& target);
+
+// Compiles generated sources into a cached shared object; returns its path or "" (error set).
+struct SharedObjectRequest {
+  std::string backend;     // cpu | cuda
+  std::string baseName;    // FILE (the .stn stem)
+  std::string header, source;
+  std::string arch = "sm_90";
+};
+std::string buildSharedObject(const SharedObjectRequest& req, bool verbose, std::string& error);
+std::string findNvcc();
+
+}  // namespace stnc::driver

@@ -1,0 +1,58 @@
+// `stnc info FILE.stn`: the interface of every stencil and group as one JSON object.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "driver/Driver.h"
+
+namespace stnc::driver {
+
+int infoMain(int argc, char** argv) {
+  CLI::App app{"stnc info — print the stencils and groups of a .stn file as JSON:\n"
+               "  {\"stencils\": [{name, axes, type, inputs, outputs, inouts, params, halo, footprint}],\n"
+               "   \"groups\": [{name, members, inputs, outputs, inouts, params, halo}]}\n"
+               "halo is one entry per axis; footprint gives, per field read, the lowest and highest offset per axis.",
+               "stnc info"};
+  Frontend fe;
+  fe.stdlibDir = defaultStdlibDir(argv[0]);
+  std::string input;
+  app.add_option("file", input, "The .stn source file")->required();
+  app.add_option("-I,--include", fe.includeDirs, "Directory searched for imports");
+  app.add_option("--stdlib", fe.stdlibDir, "The stdlib directory searched last for imports");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  std::optional<dag::Module> m = fe.compile(input);
+  if (!m) return 1;
+  nlohmann::ordered_json j;
+  j["stencils"] = nlohmann::ordered_json::array();
+  j["groups"] = nlohmann::ordered_json::array();
+  for (const dag::Kernel& k : m->kernels) {
+    nlohmann::ordered_json kj;
+    kj["name"] = k.name;
+    if (k.isGroup) kj["members"] = k.members;
+    kj["axes"] = k.axes;
+    kj["type"] = dag::elemTypeName(k.type);
+    std::vector<std::string> in, out, inout;
+    for (const dag::Field& f : k.fields)
+      (f.role == dag::Role::In ? in : f.role == dag::Role::Out ? out : inout).push_back(f.name);
+    kj["inputs"] = in;
+    kj["outputs"] = out;
+    kj["inouts"] = inout;
+    kj["params"] = k.params;
+    kj["halo"] = std::vector<int>(k.footprint.halo.begin(), k.footprint.halo.begin() + k.rank());
+    nlohmann::ordered_json fp = nlohmann::ordered_json::object();
+    for (const dag::FieldFootprint& f : k.footprint.fields)
+      fp[f.field] = {{"lo", std::vector<int>(f.lo.begin(), f.lo.begin() + k.rank())},
+                     {"hi", std::vector<int>(f.hi.begin(), f.hi.begin() + k.rank())},
+                     {"loads", f.accesses}};
+    kj["footprint"] = fp;
+    (k.isGroup ? j["groups"] : j["stencils"]).push_back(kj);
+  }
+  std::cout << j.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace stnc::driver

@@ -1,0 +1,279 @@
+// `stnc run`: compile a stencil, run it on .npy inputs with the CPU or CUDA backend, write .npy
+// outputs (atomically). The generated code is compiled into a cached shared object and called
+// through its C entry point (see codegen/Backends.h).
+#include <dlfcn.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "codegen/Backends.h"
+#include "codegen/KernelBody.h"
+#include "codegen/runtime/stnc_runtime.h"
+#include "driver/Driver.h"
+#include "driver/Files.h"
+#include "driver/Npy.h"
+#include "syntax/Parser.h"
+
+namespace stnc::driver {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using EntryFn = int (*)(const long*, void**, const double*, long, long, double*, char*, unsigned long);
+
+int fail(const std::string& msg) {
+  std::cerr << "stnc run: error: " << msg << "\n";
+  return 1;
+}
+
+bool splitAssign(const std::string& s, std::string& name, std::string& value) {
+  size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) return false;
+  name = s.substr(0, eq);
+  value = s.substr(eq + 1);
+  return true;
+}
+
+struct AlignedBuffer {
+  void* p = nullptr;
+  explicit AlignedBuffer(size_t bytes) { p = std::aligned_alloc(128, stnc_rt::roundUp(static_cast<long>(bytes), 128)); }
+  ~AlignedBuffer() { std::free(p); }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+};
+
+// True when boundary rules of `field` cover every axis with a non-zero halo.
+bool haloFilledByRules(const dag::Kernel& k, const std::string& field) {
+  unsigned mask = 0;
+  for (const dag::Boundary& b : k.boundaries)
+    if (b.field == field) mask |= b.axisMask;
+  for (int a = 0; a < k.rank(); ++a)
+    if (k.footprint.halo[a] > 0 && !(mask & (1u << a))) return false;
+  return true;
+}
+
+}  // namespace
+
+int runMain(int argc, char** argv) {
+  CLI::App app{"stnc run — compile one stencil (or group) and run it on .npy data.\n\n"
+               "  stnc run heat.stn --stencil heat3d --size 64x64x64 --in u=u.npy --out unew=unew.npy --param dt=0.1\n\n"
+               "Inputs are .npy arrays of the stencil's dtype shaped n + 2*halo per axis (the halo values are the\n"
+               "boundary); an interior-shaped array is accepted where a boundary rule fills the halo. Outputs are\n"
+               "written interior-shaped. Without --steps one sweep runs (after boundary fills); with --steps N,\n"
+               "N steps of (fill boundaries, sweep, swap) run and --out NAME writes the array holding role NAME.",
+               "stnc run"};
+  Frontend fe;
+  fe.stdlibDir = defaultStdlibDir(argv[0]);
+  std::string input, stencil, size, backend = "cpu", arch = "sm_90";
+  std::vector<std::string> ins, outs, params;
+  long steps = 0, bench = 0;
+  bool verbose = false;
+  app.add_option("file", input, "The .stn source file")->required();
+  app.add_option("--stencil", stencil, "The stencil or group to run")->required();
+  app.add_option("--size", size, "Interior extents, one per axis: 64x64x64")->required();
+  app.add_option("--backend", backend, "cpu (OpenMP C++) or cuda (needs nvcc and a GPU)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  app.add_option("--arch", arch, "CUDA architecture for nvcc")->capture_default_str();
+  app.add_option("--in", ins, "NAME=FILE.npy for every input (and inout) field");
+  app.add_option("--out", outs, "NAME=FILE.npy for each field to write (interior-shaped)");
+  app.add_option("--param", params, "NAME=VALUE for every param");
+  app.add_option("--steps", steps, "Run N time steps (fill boundaries, sweep, swap) instead of one sweep")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--bench", bench, "Also time R sweeps (median ms per sweep and GB/s)")->check(CLI::NonNegativeNumber);
+  app.add_flag("-v,--verbose", verbose, "Print the compiler commands");
+  app.add_option("-I,--include", fe.includeDirs, "Directory searched for imports");
+  app.add_option("--stdlib", fe.stdlibDir, "The stdlib directory searched last for imports");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  std::optional<dag::Module> m = fe.compile(input);
+  if (!m) return 1;
+  const dag::Kernel* k = m->find(stencil);
+  if (!k) {
+    std::string names;
+    for (const dag::Kernel& x : m->kernels) names += (names.empty() ? "" : ", ") + x.name;
+    return fail("no stencil or group named '" + stencil + "' (available: " + names + ")");
+  }
+
+  // Extents.
+  std::vector<long> n;
+  {
+    std::string s = size;
+    size_t pos = 0;
+    while (true) {
+      size_t x = s.find('x', pos);
+      std::string part = s.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+      char* end = nullptr;
+      long v = std::strtol(part.c_str(), &end, 10);
+      if (part.empty() || *end != '\0' || v <= 0) return fail("--size '" + size + "': expected positive extents like 64x64x64");
+      n.push_back(v);
+      if (x == std::string::npos) break;
+      pos = x + 1;
+    }
+  }
+  if (static_cast<int>(n.size()) != k->rank())
+    return fail("--size has " + std::to_string(n.size()) + " extents, stencil '" + k->name + "' has " +
+                std::to_string(k->rank()) + " axes");
+
+  // Params.
+  std::vector<double> pv(k->params.size(), 0.0);
+  std::vector<bool> given(k->params.size(), false);
+  for (const std::string& p : params) {
+    std::string name, value;
+    if (!splitAssign(p, name, value)) return fail("--param '" + p + "': expected NAME=VALUE");
+    int idx = k->paramIndex(name);
+    if (idx < 0) return fail("'" + k->name + "' has no param '" + name + "'");
+    double v;
+    if (!parseNumber(value, v) && !(value[0] == '-' && parseNumber(value.substr(1), v) && (v = -v, true)))
+      return fail("--param " + name + ": '" + value + "' is not a number");
+    pv[idx] = v;
+    given[idx] = true;
+  }
+  for (size_t i = 0; i < k->params.size(); ++i)
+    if (!given[i]) return fail("missing --param " + k->params[i] + "=VALUE");
+
+  // Layout and buffers.
+  std::array<int, 3> ih = codegen::internalHalo(*k);
+  long n3[3] = {1, 1, 1};
+  for (int a = 0; a < k->rank(); ++a) n3[codegen::internalDim(*k, a)] = n[a];
+  stnc_rt::Layout L{};
+  const size_t es = dag::elemSize(k->type);
+  if (!stnc_rt::makeLayout(n3, ih.data(), static_cast<int>(es), L)) return fail("extents too large");
+  const std::string descr = k->type == dag::ElemType::F32 ? "<f4" : "<f8";
+  std::vector<std::unique_ptr<AlignedBuffer>> bufs;
+  for (size_t f = 0; f < k->fields.size(); ++f) {
+    bufs.push_back(std::make_unique<AlignedBuffer>(L.count * es));
+    if (!bufs.back()->p) return fail("out of memory allocating " + std::to_string(L.count * es) + " bytes");
+    std::memset(bufs.back()->p, 0, L.count * es);
+  }
+  std::vector<long> full, interior;
+  for (int a = 0; a < k->rank(); ++a) {
+    full.push_back(n[a] + 2 * k->footprint.halo[a]);
+    interior.push_back(n[a]);
+  }
+  // Copies an array of the given shape (full or interior) into a padded buffer.
+  auto scatter = [&](const NpyArray& arr, void* dst, bool isFull) {
+    long ext[3] = {1, 1, 1}, off[3] = {0, 0, 0};
+    for (int a = 0; a < k->rank(); ++a) {
+      int d = codegen::internalDim(*k, a);
+      ext[d] = arr.shape[a];
+      off[d] = isFull ? -k->footprint.halo[a] : 0;
+    }
+    const char* src = arr.data.data();
+    for (long x = 0; x < ext[0]; ++x)
+      for (long y = 0; y < ext[1]; ++y) {
+        long at = stnc_rt::at(L, x + off[0], y + off[1], off[2]);
+        std::memcpy(static_cast<char*>(dst) + at * es, src, ext[2] * es);
+        src += ext[2] * es;
+      }
+  };
+  std::map<std::string, bool> loaded;
+  for (const std::string& s : ins) {
+    std::string name, file, err;
+    if (!splitAssign(s, name, file)) return fail("--in '" + s + "': expected NAME=FILE.npy");
+    int idx = k->fieldIndex(name);
+    if (idx < 0) return fail("'" + k->name + "' has no field '" + name + "'");
+    if (!dag::isRead(k->fields[idx].role)) return fail("'" + name + "' is an output of '" + k->name + "', not an input");
+    NpyArray arr;
+    if (!readNpy(file, arr, err)) return fail(err);
+    if (arr.descr != descr)
+      return fail("'" + file + "' has dtype " + arr.descr + "; stencil '" + k->name + "' is " + dag::elemTypeName(k->type) +
+                  " (" + descr + ")");
+    bool isFull = arr.shape == full;
+    bool isInterior = arr.shape == interior && haloFilledByRules(*k, name);
+    if (!isFull && !isInterior) {
+      std::string msg = "'" + file + "' for field '" + name + "' has shape " + shapeText(arr.shape) + "; expected " +
+                        shapeText(full) + " (interior + 2*halo)";
+      if (haloFilledByRules(*k, name)) msg += " or " + shapeText(interior) + " (interior; the boundary rule fills the halo)";
+      return fail(msg);
+    }
+    scatter(arr, bufs[idx]->p, isFull);
+    loaded[name] = true;
+  }
+  for (const dag::Field& f : k->fields)
+    if (dag::isRead(f.role) && !loaded.count(f.name)) return fail("missing --in " + f.name + "=FILE.npy");
+  // Both buffers of a swap pair start as a copy of the input (halo included).
+  for (auto& [a, b] : k->swaps) {
+    int ia = k->fieldIndex(a), ib = k->fieldIndex(b);
+    if (loaded.count(a) && !loaded.count(b)) std::memcpy(bufs[ib]->p, bufs[ia]->p, L.count * es);
+    if (loaded.count(b) && !loaded.count(a)) std::memcpy(bufs[ia]->p, bufs[ib]->p, L.count * es);
+  }
+  std::vector<std::pair<int, std::string>> outputs;
+  for (const std::string& s : outs) {
+    std::string name, file;
+    if (!splitAssign(s, name, file)) return fail("--out '" + s + "': expected NAME=FILE.npy");
+    int idx = k->fieldIndex(name);
+    if (idx < 0) return fail("'" + k->name + "' has no field '" + name + "'");
+    outputs.push_back({idx, file});
+  }
+  if (outputs.empty()) std::cerr << "stnc run: warning: no --out given; nothing will be written\n";
+
+  // Generate, build (cached), load, run.
+  codegen::GenOptions go = genOptions(backend);
+  SharedObjectRequest req;
+  req.backend = backend;
+  req.baseName = m->sourceName;
+  req.header = codegen::generateHeader(*m, go);
+  req.source = backend == "cpu" ? codegen::generateCpp(*m, go) : codegen::generateCuda(*m, go);
+  req.arch = arch;
+  std::string error;
+  std::string so = buildSharedObject(req, verbose, error);
+  if (so.empty()) return fail(error);
+  void* lib = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return fail(std::string("cannot load '") + so + "': " + ::dlerror());
+  auto entry = reinterpret_cast<EntryFn>(::dlsym(lib, codegen::entryName(*k, backend).c_str()));
+  if (!entry) return fail("entry point " + codegen::entryName(*k, backend) + " missing from '" + so + "'");
+  std::vector<void*> ptrs;
+  for (auto& b : bufs) ptrs.push_back(b->p);
+  double ms[2] = {0, 0};
+  char err[512] = {0};
+  int status = entry(n.data(), ptrs.data(), pv.data(), steps, bench, ms, err, sizeof err);
+  if (status != 0) return fail(std::string(backend) + " run failed: " + err);
+
+  // Outputs: interior-shaped, written atomically.
+  std::vector<std::pair<std::string, std::string>> files;
+  for (auto& [idx, file] : outputs) {
+    NpyArray arr;
+    arr.descr = descr;
+    arr.shape = interior;
+    arr.data.resize(arr.count() * es);
+    long ext[3] = {1, 1, 1};
+    for (int a = 0; a < k->rank(); ++a) ext[codegen::internalDim(*k, a)] = n[a];
+    char* dst = arr.data.data();
+    for (long x = 0; x < ext[0]; ++x)
+      for (long y = 0; y < ext[1]; ++y) {
+        std::memcpy(dst, static_cast<const char*>(ptrs[idx]) + stnc_rt::at(L, x, y, 0) * es, ext[2] * es);
+        dst += ext[2] * es;
+      }
+    files.push_back({file, npyBytes(arr)});
+  }
+  if (!writeFilesAtomically(files, error)) return fail(error);
+  long points = 1;
+  for (long v : n) points *= v;
+  std::cerr << "stnc run: " << (k->isGroup ? "group " : "stencil ") << k->name << " [" << backend << "] on " << size;
+  if (steps > 0) std::cerr << ", " << steps << " steps";
+  else std::cerr << ", 1 sweep";
+  std::cerr << "; wrote";
+  for (auto& f : files) std::cerr << " " << f.first;
+  std::cerr << "\n";
+  if (bench > 0) {
+    int moved = 0;
+    for (const dag::Field& f : k->fields) moved += (dag::isRead(f.role) ? 1 : 0) + (dag::isWritten(f.role) ? 1 : 0);
+    double bytes = static_cast<double>(points) * moved * static_cast<double>(es);
+    std::printf("bench: %ld sweeps, median %.4f ms/sweep (min %.4f), %.1f GB/s effective (%d arrays x %ld points x %zu B), %.3f Gpts/s\n",
+                bench, ms[0], ms[1], bytes / (ms[0] * 1e6), moved, points, es, points / (ms[0] * 1e6));
+  }
+  return 0;
+}
+
+}  // namespace stnc::driver

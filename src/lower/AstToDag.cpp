@@ -1,0 +1,667 @@
+#include "lower/AstToDag.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "support/Error.h"
+
+namespace stnc::lower {
+
+namespace {
+
+using ast::Expr;
+using ast::ExprKind;
+using dag::NodeId;
+using dag::kNoNode;
+using dag::Offset;
+using dag::Op;
+
+constexpr size_t kMaxNodes = 4'000'000;
+constexpr long kMaxSumTerms = 100'000;
+
+struct OffsetItem {
+  Offset off;
+  double weight;
+};
+
+// A local binding: a sum index, an offset variable, or a def parameter.
+struct Binding {
+  enum class Kind { Int, OffsetVar, DefParam } kind;
+  int intValue = 0;
+  OffsetItem item{};
+  const Expr* arg = nullptr;
+  const struct Env* argEnv = nullptr;
+};
+
+struct Env {
+  std::map<std::string, Binding> names;
+  const Env* parent = nullptr;
+  const Binding* find(const std::string& n) const {
+    for (const Env* e = this; e; e = e->parent) {
+      auto it = e->names.find(n);
+      if (it != e->names.end()) return &it->second;
+    }
+    return nullptr;
+  }
+};
+
+// Program-wide state: the context, global symbols and memoized global consts.
+struct Globals {
+  dag::Context& ctx;
+  const sema::Symbols& syms;
+  DiagEngine& diags;
+  std::map<std::string, std::vector<double>> constValues;  // evaluated consts (arrays have n > 1 or isArray)
+  std::set<std::string> constsInProgress;
+  bool tooLarge = false;
+};
+
+class Lowerer {
+ public:
+  // stencil == nullptr: evaluating a global const (no fields, no axes).
+  Lowerer(Globals& g, const ast::StencilDecl* stencil) : g_(g), ctx_(g.ctx), s_(stencil) {
+    if (!s_) return;
+    for (auto& f : s_->fields) fieldRoles_[f.id.name] = f.role;
+    for (auto& p : s_->params) params_.insert(p.name);
+    for (size_t i = 0; i < s_->lets.size(); ++i) lets_[s_->lets[i].id.name] = i;
+    for (size_t i = 0; i < s_->axes.size(); ++i) axes_[s_->axes[i].name] = static_cast<int>(i);
+  }
+
+  NodeId eval(const Expr& e, const Env* env, Offset shift) {
+    if (ctx_.size() > kMaxNodes) {
+      if (!g_.tooLarge) g_.diags.report(DiagId::err_too_large, e.loc) << "this expression" << kMaxNodes;
+      g_.tooLarge = true;
+      return kNoNode;
+    }
+    switch (e.kind) {
+      case ExprKind::Number: return ctx_.constant(e.number);
+      case ExprKind::Name: return evalName(e, env, shift);
+      case ExprKind::Index: return evalIndex(e, env, shift);
+      case ExprKind::Call: return evalCall(e, env, shift);
+      case ExprKind::Apply: return evalApply(e, env, shift);
+      case ExprKind::Unary: return evalUnary(e, env, shift);
+      case ExprKind::Binary: return evalBinary(e, env, shift);
+      case ExprKind::SumRange: return evalSumRange(e, env, shift);
+      case ExprKind::SumOffsets: return evalSumOffsets(e, env, shift);
+    }
+    STNC_UNREACHABLE("expression kind");
+    return kNoNode;
+  }
+
+  // Evaluates a compile-time integer (index offset, sum bound, array index, radius).
+  bool evalInt(const Expr& e, const Env* env, const char* what, int& out) {
+    NodeId id = eval(e, env, {});
+    if (id == kNoNode) return false;
+    const dag::Node& n = ctx_.node(id);
+    if (n.kind != dag::NodeKind::Const || n.type != dag::Type::Real) {
+      g_.diags.report(DiagId::err_not_const, e.loc) << what;
+      return false;
+    }
+    if (std::floor(n.value) != n.value || std::fabs(n.value) > 1e6) {
+      g_.diags.report(DiagId::err_not_integer, e.loc) << what << formatNumber(n.value);
+      return false;
+    }
+    out = static_cast<int>(n.value);
+    return true;
+  }
+
+  NodeId real(const Expr& e, const Env* env, Offset shift) {
+    NodeId id = eval(e, env, shift);
+    if (id == kNoNode) return id;
+    if (ctx_.node(id).type != dag::Type::Real) {
+      g_.diags.report(DiagId::err_bool_value, e.loc);
+      return kNoNode;
+    }
+    return id;
+  }
+
+  NodeId boolean(const Expr& e, const Env* env, Offset shift, const char* who) {
+    NodeId id = eval(e, env, shift);
+    if (id == kNoNode) return id;
+    if (ctx_.node(id).type != dag::Type::Bool) {
+      g_.diags.report(DiagId::err_number_as_bool, e.loc) << who;
+      return kNoNode;
+    }
+    return id;
+  }
+
+  std::set<std::string> usedLets;
+
+  // Global consts: evaluated once, exactly, in float64.
+  const std::vector<double>* constValue(const std::string& name, Loc use) {
+    auto it = g_.constValues.find(name);
+    if (it != g_.constValues.end()) return &it->second;
+    const ast::ConstDecl* c = g_.syms.consts.at(name);
+    if (!g_.constsInProgress.insert(name).second) {
+      g_.diags.report(DiagId::err_recursion, use) << name;
+      return nullptr;
+    }
+    Lowerer inner(g_, nullptr);
+    std::vector<double> vals;
+    bool ok = true;
+    std::vector<const Expr*> elems;
+    if (c->isArray)
+      for (auto& x : c->elements) elems.push_back(x.get());
+    else
+      elems.push_back(c->value.get());
+    for (const Expr* x : elems) {
+      NodeId id = inner.eval(*x, nullptr, {});
+      if (id == kNoNode) {
+        ok = false;
+        continue;
+      }
+      if (!ctx_.isConst(id) || ctx_.node(id).type != dag::Type::Real) {
+        g_.diags.report(DiagId::err_not_const, x->loc) << "the value of const '" + name + "'";
+        ok = false;
+        continue;
+      }
+      vals.push_back(ctx_.node(id).value);
+    }
+    g_.constsInProgress.erase(name);
+    if (!ok) return nullptr;
+    return &(g_.constValues[name] = vals);
+  }
+
+ private:
+  static std::string formatNumber(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+  }
+
+  NodeId fieldAccess(const std::string& name, Loc loc, Offset off) {
+    ast::FieldRole r = fieldRoles_.at(name);
+    if (r == ast::FieldRole::Out) {
+      g_.diags.report(DiagId::err_output_read, loc) << name;
+      return kNoNode;
+    }
+    if (r == ast::FieldRole::InOut && !off.isZero()) {
+      g_.diags.report(DiagId::err_inout_offset, loc) << name;
+      return kNoNode;
+    }
+    for (int a = static_cast<int>(s_->axes.size()); a < 3; ++a)
+      STNC_ASSERT(off.d[a] == 0, "offset beyond the stencil's rank");
+    return ctx_.access(ctx_.intern(name), off);
+  }
+
+  NodeId letValue(const std::string& name, Loc loc, Offset shift) {
+    size_t idx = lets_.at(name);
+    usedLets.insert(name);
+    auto key = std::make_pair(idx, shift);
+    auto it = letMemo_.find(key);
+    if (it != letMemo_.end()) return it->second;
+    if (!letsInProgress_.insert(name).second) {
+      g_.diags.report(DiagId::err_recursion, loc) << name;
+      return kNoNode;
+    }
+    NodeId id = eval(*s_->lets[idx].value, nullptr, shift);
+    letsInProgress_.erase(name);
+    letMemo_[key] = id;
+    return id;
+  }
+
+  // Resolves a bare name. Order: local bindings, stencil names, globals.
+  NodeId evalName(const Expr& e, const Env* env, Offset shift) {
+    const std::string& n = e.name;
+    if (const Binding* b = env ? env->find(n) : nullptr) {
+      switch (b->kind) {
+        case Binding::Kind::Int: return ctx_.constant(b->intValue);
+        case Binding::Kind::OffsetVar:
+          g_.diags.report(DiagId::err_offsets_value, e.loc) << n;
+          return kNoNode;
+        case Binding::Kind::DefParam: return eval(*b->arg, b->argEnv, shift);
+      }
+    }
+    if (s_) {
+      if (fieldRoles_.count(n)) return fieldAccess(n, e.loc, shift);
+      if (params_.count(n)) return ctx_.param(ctx_.intern(n));
+      if (lets_.count(n)) return letValue(n, e.loc, shift);
+      if (axes_.count(n)) {
+        g_.diags.report(DiagId::err_axis_value, e.loc) << n;
+        return kNoNode;
+      }
+    }
+    if (g_.syms.consts.count(n)) {
+      if (g_.syms.consts.at(n)->isArray) {
+        g_.diags.report(DiagId::err_array_needs_index, e.loc) << n;
+        return kNoNode;
+      }
+      const std::vector<double>* v = constValue(n, e.loc);
+      return v ? ctx_.constant(v->front()) : kNoNode;
+    }
+    if (g_.syms.offsets.count(n)) {
+      g_.diags.report(DiagId::err_offsets_value, e.loc) << n;
+      return kNoNode;
+    }
+    if (g_.syms.defs.count(n)) {
+      g_.diags.report(DiagId::err_arity, e.loc) << n << g_.syms.defs.at(n)->params.size() << 0;
+      return kNoNode;
+    }
+    if (!s_ && (g_.syms.stencils.count(n) == 0)) {
+      // In a global const, stencil-local names do not exist.
+    }
+    g_.diags.report(DiagId::err_unknown_name, e.loc) << n;
+    return kNoNode;
+  }
+
+  // Index entry d of a field/let/def-param access: AXIS, AXIS+C or AXIS-C.
+  bool axisEntry(const Expr& e, int d, const Env* env, int& delta) {
+    const std::string& axis = s_->axes[d].name;
+    if (e.kind == ExprKind::Name && e.name == axis && !(env && env->find(axis))) {
+      delta = 0;
+      return true;
+    }
+    if (e.kind == ExprKind::Binary && (e.op == "+" || e.op == "-")) {
+      const Expr& l = *e.args[0];
+      if (mentionsAxis(l, axis)) {
+        int base = 0, c = 0;
+        if (!axisEntry(l, d, env, base)) return false;
+        if (!evalInt(*e.args[1], env, "an index offset", c)) return false;
+        delta = e.op == "+" ? base + c : base - c;
+        return true;
+      }
+    }
+    g_.diags.report(DiagId::err_index_form, e.loc) << d + 1 << axis;
+    return false;
+  }
+
+  static bool mentionsAxis(const Expr& e, const std::string& axis) {
+    if (e.kind == ExprKind::Name) return e.name == axis;
+    if (e.kind == ExprKind::Binary) return mentionsAxis(*e.args[0], axis);
+    return false;
+  }
+
+  // Computes the shift of an index list [e0, e1, ...] on a field, let or def parameter.
+  bool indexShift(const Expr& e, const Env* env, Offset& off) {
+    size_t rank = s_->axes.size();
+    if (e.args.size() == 1 && e.args[0]->kind == ExprKind::Name) {
+      const Binding* b = env ? env->find(e.args[0]->name) : nullptr;
+      if (b && b->kind == Binding::Kind::OffsetVar) {
+        off = b->item.off;
+        return true;
+      }
+    }
+    for (auto& a : e.args)
+      if (a->kind == ExprKind::Name) {
+        const Binding* b = env ? env->find(a->name) : nullptr;
+        if (b && b->kind == Binding::Kind::OffsetVar) {
+          g_.diags.report(DiagId::err_offset_var_index, a->loc) << a->name;
+          return false;
+        }
+      }
+    if (e.args.size() != rank) {
+      g_.diags.report(DiagId::err_index_count, e.loc) << e.name << e.args.size() << rank;
+      return false;
+    }
+    for (size_t d = 0; d < rank; ++d)
+      if (!axisEntry(*e.args[d], static_cast<int>(d), env, off.d[d])) return false;
+    return true;
+  }
+
+  NodeId evalIndex(const Expr& e, const Env* env, Offset shift) {
+    const std::string& n = e.name;
+    const Binding* b = env ? env->find(n) : nullptr;
+    if (b && b->kind == Binding::Kind::DefParam) {
+      if (!s_) return notIndexable(e, "a def parameter outside a stencil");
+      Offset off;
+      if (!indexShift(e, env, off)) return kNoNode;
+      return eval(*b->arg, b->argEnv, shift + off);
+    }
+    if (b) return notIndexable(e, b->kind == Binding::Kind::Int ? "a sum index" : "an offset variable");
+    if (s_ && (fieldRoles_.count(n) || lets_.count(n))) {
+      Offset off;
+      if (!indexShift(e, env, off)) return kNoNode;
+      if (fieldRoles_.count(n)) return fieldAccess(n, e.loc, shift + off);
+      return letValue(n, e.loc, shift + off);
+    }
+    if (s_ && params_.count(n)) return notIndexable(e, "a param");
+    if (s_ && axes_.count(n)) return notIndexable(e, "an axis");
+    if (g_.syms.consts.count(n)) {
+      const ast::ConstDecl* c = g_.syms.consts.at(n);
+      if (!c->isArray) return notIndexable(e, "a scalar const");
+      if (e.args.size() != 1) {
+        g_.diags.report(DiagId::err_index_count, e.loc) << n << e.args.size() << 1;
+        return kNoNode;
+      }
+      int idx = 0;
+      if (!evalInt(*e.args[0], env, "an array index", idx)) return kNoNode;
+      const std::vector<double>* v = constValue(n, e.loc);
+      if (!v) return kNoNode;
+      if (idx < 0 || static_cast<size_t>(idx) >= v->size()) {
+        g_.diags.report(DiagId::err_array_index, e.args[0]->loc) << idx << n << v->size();
+        return kNoNode;
+      }
+      return ctx_.constant((*v)[idx]);
+    }
+    if (g_.syms.offsets.count(n)) return notIndexable(e, "an offsets shape");
+    if (!s_ && !g_.syms.defs.count(n)) {
+      g_.diags.report(DiagId::err_field_in_const, e.loc) << n;
+      return kNoNode;
+    }
+    g_.diags.report(DiagId::err_unknown_name, e.loc) << n;
+    return kNoNode;
+  }
+
+  NodeId notIndexable(const Expr& e, const char* what) {
+    g_.diags.report(DiagId::err_not_indexable, e.loc) << e.name << what;
+    return kNoNode;
+  }
+
+  NodeId evalCall(const Expr& e, const Env* env, Offset shift) {
+    const std::string& n = e.name;
+    auto arity = [&](size_t want) {
+      if (e.args.size() == want) return true;
+      g_.diags.report(DiagId::err_arity, e.loc) << n << want << e.args.size();
+      return false;
+    };
+    if (n == "select") {
+      if (!arity(3)) return kNoNode;
+      NodeId c = boolean(*e.args[0], env, shift, "select");
+      NodeId a = real(*e.args[1], env, shift);
+      NodeId b = real(*e.args[2], env, shift);
+      if (c == kNoNode || a == kNoNode || b == kNoNode) return kNoNode;
+      return ctx_.select(c, a, b);
+    }
+    if (n == "weight") {
+      if (!arity(1)) return kNoNode;
+      const Expr& a = *e.args[0];
+      const Binding* b = (a.kind == ExprKind::Name && env) ? env->find(a.name) : nullptr;
+      if (!b || b->kind != Binding::Kind::OffsetVar) {
+        g_.diags.report(DiagId::err_weight_outside, a.loc) << (a.kind == ExprKind::Name ? a.name : "...");
+        return kNoNode;
+      }
+      return ctx_.constant(b->item.weight);
+    }
+    Op op;
+    if (dag::intrinsicOp(n, op)) {
+      if (!arity(static_cast<size_t>(dag::opInfo(op).arity))) return kNoNode;
+      NodeId a = real(*e.args[0], env, shift);
+      NodeId b = e.args.size() > 1 ? real(*e.args[1], env, shift) : kNoNode;
+      if (a == kNoNode || (e.args.size() > 1 && b == kNoNode)) return kNoNode;
+      return ctx_.apply(op, a, b);
+    }
+    auto it = g_.syms.defs.find(n);
+    if (it == g_.syms.defs.end()) {
+      g_.diags.report(DiagId::err_unknown_function, e.loc) << n;
+      return kNoNode;
+    }
+    const ast::DefDecl* d = it->second;
+    if (!arity(d->params.size())) return kNoNode;
+    for (const ast::DefDecl* open : defStack_)
+      if (open == d) {
+        g_.diags.report(DiagId::err_recursion, e.loc) << n;
+        return kNoNode;
+      }
+    Env inner;  // lexical scope: the body sees its parameters, not the caller's sum indices
+    for (size_t i = 0; i < d->params.size(); ++i) {
+      Binding b;
+      b.kind = Binding::Kind::DefParam;
+      b.arg = e.args[i].get();
+      b.argEnv = env;
+      inner.names[d->params[i].name] = b;
+    }
+    defStack_.push_back(d);
+    g_.diags.pushContext({DiagId::note_expansion, Severity::Note, e.loc,
+                          DiagEngine::format(DiagId::note_expansion, {n}), {}});
+    NodeId r = eval(*d->body, &inner, shift);
+    g_.diags.popContext();
+    defStack_.pop_back();
+    return r;
+  }
+
+  // Expands an offsets declaration for this stencil's rank.
+  bool offsetItems(const std::string& name, Loc loc, const Env* env, std::vector<OffsetItem>& out) {
+    auto it = g_.syms.offsets.find(name);
+    if (it == g_.syms.offsets.end()) {
+      g_.diags.report(DiagId::err_unknown_name, loc) << name;
+      return false;
+    }
+    if (!s_) {
+      g_.diags.report(DiagId::err_field_in_const, loc) << name;
+      return false;
+    }
+    const ast::OffsetsDecl* o = it->second;
+    int rank = static_cast<int>(s_->axes.size());
+    if (!o->shape.name.empty()) {
+      int r = 0;
+      Lowerer global(g_, nullptr);
+      if (!global.evalInt(*o->radius, nullptr, "an offsets radius", r)) return false;
+      if (r < 0) {
+        g_.diags.report(DiagId::err_not_integer, o->radius->loc) << "an offsets radius (>= 0)" << r;
+        return false;
+      }
+      if (o->shape.name == "star") {
+        out.push_back({Offset{}, 1.0});
+        for (int a = 0; a < rank; ++a)
+          for (int d = -r; d <= r; ++d) {
+            if (d == 0) continue;
+            Offset off;
+            off.d[a] = d;
+            out.push_back({off, 1.0});
+          }
+        return true;
+      }
+      int lo1 = rank > 1 ? -r : 0, lo2 = rank > 2 ? -r : 0;
+      for (int a = -r; a <= r; ++a)
+        for (int b = lo1; b <= -lo1; ++b)
+          for (int c = lo2; c <= -lo2; ++c) out.push_back({Offset{{a, b, c}}, 1.0});
+      return true;
+    }
+    for (auto& en : o->entries) {
+      if (static_cast<int>(en.coords.size()) != rank) {
+        g_.diags.report(DiagId::err_index_count, en.loc) << name << en.coords.size() << rank;
+        return false;
+      }
+      OffsetItem item{Offset{}, 1.0};
+      Lowerer global(g_, nullptr);
+      for (int d = 0; d < rank; ++d)
+        if (!global.evalInt(*en.coords[d], nullptr, "an offset coordinate", item.off.d[d])) return false;
+      if (en.weight) {
+        NodeId w = global.eval(*en.weight, nullptr, {});
+        if (w == kNoNode) return false;
+        if (!ctx_.isConst(w)) {
+          g_.diags.report(DiagId::err_not_const, en.weight->loc) << "an offset weight";
+          return false;
+        }
+        item.weight = ctx_.node(w).value;
+      }
+      out.push_back(item);
+    }
+    (void)env;
+    return true;
+  }
+
+  // acc + term, starting the chain at the first term (left-associative, source order).
+  NodeId accumulate(NodeId acc, NodeId term) { return acc == kNoNode ? term : ctx_.apply(Op::Add, acc, term); }
+
+  NodeId evalApply(const Expr& e, const Env* env, Offset shift) {
+    std::vector<OffsetItem> items;
+    if (!offsetItems(e.name, e.loc, env, items)) return kNoNode;
+    NodeId acc = kNoNode;
+    for (const OffsetItem& it : items) {
+      NodeId v = real(*e.args[0], env, shift + it.off);
+      if (v == kNoNode) return kNoNode;
+      NodeId term = it.weight == 1.0 ? v : ctx_.apply(Op::Mul, ctx_.constant(it.weight), v);
+      acc = accumulate(acc, term);
+    }
+    return acc == kNoNode ? ctx_.constant(0.0) : acc;
+  }
+
+  NodeId evalSumOffsets(const Expr& e, const Env* env, Offset shift) {
+    std::vector<OffsetItem> items;
+    if (!offsetItems(e.name2, e.loc, env, items)) return kNoNode;
+    NodeId acc = kNoNode;
+    for (const OffsetItem& it : items) {
+      Env inner;
+      inner.parent = env;
+      Binding b;
+      b.kind = Binding::Kind::OffsetVar;
+      b.item = it;
+      inner.names[e.name] = b;
+      NodeId v = real(*e.args[0], &inner, shift);
+      if (v == kNoNode) return kNoNode;
+      acc = accumulate(acc, v);
+    }
+    return acc == kNoNode ? ctx_.constant(0.0) : acc;
+  }
+
+  NodeId evalSumRange(const Expr& e, const Env* env, Offset shift) {
+    int lo = 0, hi = 0;
+    if (!evalInt(*e.args[0], env, "a sum bound", lo) || !evalInt(*e.args[1], env, "a sum bound", hi)) return kNoNode;
+    if (static_cast<long>(hi) - lo > kMaxSumTerms) {
+      g_.diags.report(DiagId::err_too_large, e.loc) << "this sum" << kMaxSumTerms;
+      return kNoNode;
+    }
+    NodeId acc = kNoNode;
+    for (int m = lo; m <= hi; ++m) {
+      Env inner;
+      inner.parent = env;
+      Binding b;
+      b.kind = Binding::Kind::Int;
+      b.intValue = m;
+      inner.names[e.name] = b;
+      NodeId v = real(*e.args[2], &inner, shift);
+      if (v == kNoNode) return kNoNode;
+      acc = accumulate(acc, v);
+    }
+    return acc == kNoNode ? ctx_.constant(0.0) : acc;  // an empty range sums to 0
+  }
+
+  NodeId evalUnary(const Expr& e, const Env* env, Offset shift) {
+    if (e.op == "!") {
+      NodeId a = boolean(*e.args[0], env, shift, "'!'");
+      return a == kNoNode ? a : ctx_.apply(Op::Not, a);
+    }
+    NodeId a = real(*e.args[0], env, shift);
+    return a == kNoNode ? a : ctx_.apply(Op::Neg, a);
+  }
+
+  NodeId evalBinary(const Expr& e, const Env* env, Offset shift) {
+    static const std::map<std::string, Op> kOps = {
+        {"+", Op::Add}, {"-", Op::Sub}, {"*", Op::Mul}, {"/", Op::Div}, {"<", Op::Lt},  {"<=", Op::Le},
+        {">", Op::Gt},  {">=", Op::Ge}, {"==", Op::Eq}, {"!=", Op::Ne}, {"&&", Op::And}, {"||", Op::Or}};
+    Op op = kOps.at(e.op);
+    NodeId a, b;
+    if (ast::isLogical(e.op)) {
+      a = boolean(*e.args[0], env, shift, ("'" + e.op + "'").c_str());
+      b = boolean(*e.args[1], env, shift, ("'" + e.op + "'").c_str());
+    } else {
+      a = real(*e.args[0], env, shift);
+      b = real(*e.args[1], env, shift);
+    }
+    if (a == kNoNode || b == kNoNode) return kNoNode;
+    if (op == Op::Div && ctx_.isConst(a) && ctx_.isConst(b) && ctx_.node(b).value == 0.0) {
+      g_.diags.report(DiagId::err_div_zero, e.loc);
+      return kNoNode;
+    }
+    return ctx_.apply(op, a, b);
+  }
+
+  Globals& g_;
+  dag::Context& ctx_;
+  const ast::StencilDecl* s_;
+  std::map<std::string, ast::FieldRole> fieldRoles_;
+  std::set<std::string> params_;
+  std::map<std::string, size_t> lets_;
+  std::map<std::string, int> axes_;
+  std::map<std::pair<size_t, Offset>, NodeId> letMemo_;
+  std::set<std::string> letsInProgress_;
+  std::vector<const ast::DefDecl*> defStack_;
+};
+
+dag::Role roleOf(ast::FieldRole r) {
+  switch (r) {
+    case ast::FieldRole::In: return dag::Role::In;
+    case ast::FieldRole::Out: return dag::Role::Out;
+    case ast::FieldRole::InOut: return dag::Role::InOut;
+  }
+  return dag::Role::In;
+}
+
+dag::BoundaryKind boundaryKind(const std::string& r) {
+  if (r == "value") return dag::BoundaryKind::Value;
+  if (r == "clamp") return dag::BoundaryKind::Clamp;
+  if (r == "mirror") return dag::BoundaryKind::Mirror;
+  return dag::BoundaryKind::Periodic;
+}
+
+dag::Kernel lowerStencil(Globals& g, const ast::StencilDecl& s) {
+  dag::Kernel k;
+  k.name = s.id.name;
+  k.loc = s.id.loc;
+  for (auto& a : s.axes) k.axes.push_back(a.name);
+  k.type = s.type.name == "f32" ? dag::ElemType::F32 : dag::ElemType::F64;
+  for (auto& f : s.fields) k.fields.push_back({f.id.name, roleOf(f.role), f.id.loc});
+  for (auto& p : s.params) {
+    k.params.push_back(p.name);
+    k.paramLocs.push_back(p.loc);
+  }
+  Lowerer l(g, &s);
+  for (auto& eq : s.equations) {
+    NodeId v = l.real(*eq.value, nullptr, {});
+    if (v != kNoNode) k.outputs.push_back({eq.target.name, v, eq.text, eq.target.loc});
+  }
+  // Outputs in field declaration order, so generated signatures follow the declarations.
+  std::stable_sort(k.outputs.begin(), k.outputs.end(), [&](const dag::Output& a, const dag::Output& b) {
+    return k.fieldIndex(a.field) < k.fieldIndex(b.field);
+  });
+  for (auto& sw : s.swaps) k.swaps.push_back({sw.a.name, sw.b.name});
+  for (auto& b : s.boundaries) {
+    dag::Boundary r;
+    r.field = b.field.name;
+    r.kind = boundaryKind(b.rule.name);
+    for (size_t a = 0; a < s.axes.size(); ++a) {
+      bool on = b.axes.empty();
+      for (auto& ax : b.axes) on |= ax.name == s.axes[a].name;
+      if (on) r.axisMask |= 1u << a;
+    }
+    if (b.value) {
+      r.value = l.real(*b.value, nullptr, {});
+      if (r.value != kNoNode) {
+        // A boundary value is a scalar: consts and params only.
+        std::vector<NodeId> work{r.value};
+        while (!work.empty()) {
+          const dag::Node& n = g.ctx.node(work.back());
+          work.pop_back();
+          if (n.kind == dag::NodeKind::Access) {
+            g.diags.report(DiagId::err_field_in_const, b.value->loc) << g.ctx.name(n.sym);
+            break;
+          }
+          for (int i = 0; i < n.operandCount(); ++i) work.push_back(n.operands[i]);
+        }
+      }
+    }
+    k.boundaries.push_back(r);
+  }
+  for (auto& let : s.lets)
+    if (!l.usedLets.count(let.id.name)) g.diags.report(DiagId::warn_unused_let, let.id.loc) << let.id.name;
+  return k;
+}
+
+}  // namespace
+
+std::optional<dag::Module> lowerProgram(const ast::Program& prog, const sema::Symbols& syms, DiagEngine& diags) {
+  dag::Module m;
+  Globals g{m.ctx, syms, diags, {}, {}, false};
+  int before = diags.errorCount();
+  // Every const is checked, used or not.
+  for (auto& c : prog.merged.consts)
+    if (syms.consts.count(c.id.name) && syms.consts.at(c.id.name) == &c) Lowerer(g, nullptr).constValue(c.id.name, c.id.loc);
+  for (auto& s : prog.merged.stencils)
+    if (syms.stencils.count(s.id.name) && syms.stencils.at(s.id.name) == &s && !s.axes.empty() && s.axes.size() <= 3)
+      m.kernels.push_back(lowerStencil(g, s));
+  for (auto& gr : prog.merged.groups) {
+    if (!syms.groups.count(gr.id.name) || syms.groups.at(gr.id.name) != &gr) continue;
+    dag::Kernel k;
+    k.name = gr.id.name;
+    k.loc = gr.id.loc;
+    k.isGroup = true;
+    for (auto& mem : gr.members) k.members.push_back(mem.name);
+    m.kernels.push_back(std::move(k));
+  }
+  if (diags.errorCount() > before) return std::nullopt;
+  return m;
+}
+
+}  // namespace stnc::lower

@@ -1,0 +1,44 @@
+#include "passes/Pipeline.h"
+
+#include <filesystem>
+
+#include "lower/AstToDag.h"
+#include "passes/CheckUnused.h"
+#include "passes/Footprint.h"
+#include "passes/FuseGroups.h"
+#include "passes/PruneDeadNodes.h"
+#include "sema/CheckDecls.h"
+
+namespace stnc::passes {
+
+PassManager standardPasses() {
+  PassManager pm;
+  // Groups first: the later passes see a fused group as one ordinary kernel.
+  pm.add("fuse-groups", fuseGroups);
+  // Compile-time evaluation leaves dead nodes; drop them before anything counts nodes.
+  pm.add("prune-dead-nodes", pruneDeadNodes);
+  // Footprints (halos) of stencils and of the fused groups.
+  pm.add("footprint", computeFootprints);
+  pm.add("check-unused", checkUnused);
+  return pm;
+}
+
+CompileResult compileModule(const std::string& path, const std::string* text, const LoadOptions& load,
+                            const PassOptions& popts, SourceManager& sm, DiagEngine& diags, std::ostream& log) {
+  CompileResult r;
+  std::optional<ast::Program> prog =
+      text ? loadProgramText(path, *text, load, sm, diags) : loadProgram(path, load, sm, diags);
+  for (uint32_t f = 1; f <= sm.fileCount(); ++f) r.files.push_back(sm.path(f));
+  if (!prog) return r;
+  // Declaration errors do not stop the lowering: expression errors are reported in the same run.
+  sema::Symbols syms = sema::checkDeclarations(*prog, diags);
+  std::optional<dag::Module> m = lower::lowerProgram(*prog, syms, diags);
+  if (!m || diags.hasErrors()) return r;
+  m->sourcePath = path;
+  m->sourceName = std::filesystem::path(path).stem().string();
+  if (!standardPasses().run(*m, diags, popts, log)) return r;
+  r.module = std::move(m);
+  return r;
+}
+
+}  // namespace stnc::passes

@@ -1,0 +1,188 @@
+#include "sema/CheckDecls.h"
+
+#include <set>
+
+#include "dag/Node.h"
+
+namespace stnc::sema {
+
+bool isReservedName(const std::string& name) {
+  dag::Op op;
+  if (dag::intrinsicOp(name, op)) return true;
+  return name == "select" || name == "weight";
+}
+
+namespace {
+
+class DeclChecker {
+ public:
+  DeclChecker(DiagEngine& d) : diags_(d) {}
+
+  Symbols run(const ast::Program& prog) {
+    const ast::Module& m = prog.merged;
+    for (auto& c : m.consts) declare(c.id, syms_.consts, &c);
+    for (auto& d : m.defs) declare(d.id, syms_.defs, &d);
+    for (auto& o : m.offsets) declare(o.id, syms_.offsets, &o);
+    for (auto& s : m.stencils) declare(s.id, syms_.stencils, &s);
+    for (auto& g : m.groups) declare(g.id, syms_.groups, &g);
+    for (auto& o : m.offsets) checkOffsets(o);
+    for (auto& s : m.stencils) checkStencil(s);
+    for (auto& g : m.groups) checkGroup(g);
+    return syms_;
+  }
+
+ private:
+  template <typename T>
+  void declare(const ast::Named& id, std::map<std::string, const T*>& table, const T* decl) {
+    if (isReservedName(id.name)) {
+      diags_.report(DiagId::err_reserved_name, id.loc) << id.name;
+      return;
+    }
+    auto prev = globals_.find(id.name);
+    if (prev != globals_.end()) {
+      diags_.report(DiagId::err_redefinition, id.loc) << id.name;
+      diags_.report(DiagId::note_previous, prev->second);
+      return;
+    }
+    globals_[id.name] = id.loc;
+    table[id.name] = decl;
+  }
+
+  void checkOffsets(const ast::OffsetsDecl& o) {
+    if (!o.shape.name.empty()) {
+      if (o.shape.name != "box" && o.shape.name != "star")
+        diags_.report(DiagId::err_offsets_shape, o.shape.loc) << o.shape.name;
+      return;
+    }
+    for (auto& e : o.entries)
+      if (e.coords.size() != o.entries.front().coords.size()) {
+        diags_.report(DiagId::err_offsets_rank, e.loc) << o.id.name;
+        return;
+      }
+  }
+
+  void checkStencil(const ast::StencilDecl& s) {
+    if (!s.type.name.empty() && s.type.name != "f32" && s.type.name != "f64")
+      diags_.report(DiagId::err_bad_type, s.type.loc) << s.type.name;
+    if (s.axes.empty() || s.axes.size() > 3) diags_.report(DiagId::err_axes_count, s.id.loc) << s.id.name << s.axes.size();
+    std::map<std::string, Loc> locals;
+    auto local = [&](const ast::Named& n) {
+      if (isReservedName(n.name)) {
+        diags_.report(DiagId::err_reserved_name, n.loc) << n.name;
+        return;
+      }
+      auto it = locals.find(n.name);
+      if (it != locals.end()) {
+        diags_.report(DiagId::err_redefinition, n.loc) << n.name;
+        diags_.report(DiagId::note_previous, it->second);
+        return;
+      }
+      locals[n.name] = n.loc;
+    };
+    for (auto& a : s.axes) local(a);
+    for (auto& f : s.fields) local(f.id);
+    for (auto& p : s.params) local(p);
+    for (auto& l : s.lets) local(l.id);
+
+    std::map<std::string, const ast::FieldDecl*> fields;
+    for (auto& f : s.fields) fields.emplace(f.id.name, &f);
+    bool hasOutput = false;
+    for (auto& f : s.fields) hasOutput |= f.role != ast::FieldRole::In;
+    if (!hasOutput) diags_.report(DiagId::err_no_outputs, s.id.loc) << s.id.name;
+
+    std::map<std::string, Loc> assigned;
+    for (auto& eq : s.equations) {
+      auto it = fields.find(eq.target.name);
+      if (it == fields.end()) {
+        diags_.report(DiagId::err_assign_unknown, eq.target.loc) << eq.target.name;
+        continue;
+      }
+      if (it->second->role == ast::FieldRole::In) {
+        diags_.report(DiagId::err_assign_to_input, eq.target.loc) << eq.target.name << "an 'in' field";
+        continue;
+      }
+      auto prev = assigned.find(eq.target.name);
+      if (prev != assigned.end()) {
+        diags_.report(DiagId::err_output_written_twice, eq.target.loc).note(DiagId::note_previous, prev->second)
+            << eq.target.name;
+        continue;
+      }
+      assigned[eq.target.name] = eq.target.loc;
+    }
+    for (auto& f : s.fields)
+      if (f.role != ast::FieldRole::In && !assigned.count(f.id.name))
+        diags_.report(DiagId::err_output_not_written, f.id.loc) << f.id.name << s.id.name;
+
+    std::set<std::string> swapped;
+    for (auto& sw : s.swaps) {
+      for (const ast::Named* n : {&sw.a, &sw.b}) {
+        if (!fields.count(n->name)) {
+          diags_.report(DiagId::err_swap_bad, n->loc) << n->name << "not a field of this stencil";
+          continue;
+        }
+        if (!swapped.insert(n->name).second) diags_.report(DiagId::err_swap_twice, n->loc) << n->name;
+      }
+      if (sw.a.name == sw.b.name) diags_.report(DiagId::err_swap_bad, sw.b.loc) << sw.b.name << "the same field twice";
+    }
+
+    std::set<std::pair<std::string, std::string>> ruled;
+    for (auto& b : s.boundaries) {
+      auto it = fields.find(b.field.name);
+      if (it == fields.end() || it->second->role == ast::FieldRole::Out) {
+        diags_.report(DiagId::err_boundary_field, b.field.loc) << b.field.name;
+        continue;
+      }
+      const std::string& r = b.rule.name;
+      bool known = r == "periodic" || r == "clamp" || r == "mirror" || r == "value";
+      if (!known || (r == "value") != (b.value != nullptr))
+        diags_.report(DiagId::err_boundary_rule, b.rule.loc) << (known ? r + (b.value ? "(...)" : "") : r);
+      std::vector<ast::Named> axes = b.axes;
+      if (axes.empty()) axes = s.axes;
+      for (auto& a : axes) {
+        bool isAxis = false;
+        for (auto& ax : s.axes) isAxis |= ax.name == a.name;
+        if (!isAxis) {
+          diags_.report(DiagId::err_boundary_axis, a.loc) << a.name << s.id.name;
+          continue;
+        }
+        if (!ruled.insert({b.field.name, a.name}).second)
+          diags_.report(DiagId::err_boundary_twice, b.axes.empty() ? b.loc : a.loc) << b.field.name << a.name;
+      }
+    }
+  }
+
+  void checkGroup(const ast::GroupDecl& g) {
+    if (g.members.empty()) {
+      diags_.report(DiagId::err_group_empty, g.id.loc) << g.id.name;
+      return;
+    }
+    const ast::StencilDecl* first = nullptr;
+    for (auto& m : g.members) {
+      auto it = syms_.stencils.find(m.name);
+      if (it == syms_.stencils.end()) {
+        diags_.report(DiagId::err_group_member, m.loc) << m.name;
+        continue;
+      }
+      const ast::StencilDecl* s = it->second;
+      if (!first) {
+        first = s;
+        continue;
+      }
+      bool sameAxes = s->axes.size() == first->axes.size();
+      for (size_t i = 0; sameAxes && i < s->axes.size(); ++i) sameAxes = s->axes[i].name == first->axes[i].name;
+      auto typeOf = [](const ast::StencilDecl* x) { return x->type.name.empty() ? std::string("f64") : x->type.name; };
+      if (!sameAxes || typeOf(s) != typeOf(first))
+        diags_.report(DiagId::err_group_axes, m.loc) << g.id.name << first->id.name << s->id.name;
+    }
+  }
+
+  DiagEngine& diags_;
+  Symbols syms_;
+  std::map<std::string, Loc> globals_;
+};
+
+}  // namespace
+
+Symbols checkDeclarations(const ast::Program& prog, DiagEngine& diags) { return DeclChecker(diags).run(prog); }
+
+}  // namespace stnc::sema

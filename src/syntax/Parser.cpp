@@ -1,0 +1,278 @@
+#include "syntax/Parser.h"
+
+#include <cstdlib>
+
+#include "StnLexer.h"
+#include "StnParser.h"
+#include "antlr4-runtime.h"
+
+namespace stnc {
+
+namespace {
+
+using P = StnParser;
+
+class ErrorCollector : public antlr4::BaseErrorListener {
+ public:
+  ErrorCollector(DiagEngine& d, uint32_t file) : diags_(d), file_(file) {}
+  void syntaxError(antlr4::Recognizer*, antlr4::Token* tok, size_t line, size_t col, const std::string& msg,
+                   std::exception_ptr) override {
+    std::string m = msg;
+    if (tok && tok->getType() == StnLexer::BAD_CHAR) m = "unexpected character '" + tok->getText() + "'";
+    diags_.report(DiagId::err_syntax, {file_, static_cast<uint32_t>(line), static_cast<uint32_t>(col + 1)}) << m;
+    ++count;
+  }
+  int count = 0;
+
+ private:
+  DiagEngine& diags_;
+  uint32_t file_;
+};
+
+class AstBuilder {
+ public:
+  AstBuilder(uint32_t file, const std::string& text, DiagEngine& d) : file_(file), text_(text), diags_(d) {}
+
+  ast::Module build(P::ProgramContext* prog) {
+    ast::Module m;
+    m.file = file_;
+    for (P::DeclContext* d : prog->decl()) buildDecl(d, m);
+    return m;
+  }
+
+ private:
+  Loc loc(antlr4::Token* t) const {
+    return {file_, static_cast<uint32_t>(t->getLine()), static_cast<uint32_t>(t->getCharPositionInLine() + 1)};
+  }
+  Loc loc(antlr4::ParserRuleContext* c) const { return loc(c->getStart()); }
+  ast::Named named(antlr4::tree::TerminalNode* n) const { return {n->getText(), loc(n->getSymbol())}; }
+  std::vector<ast::Named> names(P::IdListContext* l) const {
+    std::vector<ast::Named> out;
+    if (!l) return out;
+    for (auto* id : l->ID()) out.push_back(named(id));
+    return out;
+  }
+  std::string sourceText(antlr4::ParserRuleContext* c) const {
+    size_t a = c->getStart()->getStartIndex(), b = c->getStop()->getStopIndex();
+    if (b < a || b >= text_.size()) return c->getText();
+    // Collapse runs of whitespace so the text fits on comment lines.
+    std::string out;
+    bool space = false;
+    for (size_t i = a; i <= b; ++i) {
+      char ch = text_[i];
+      if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
+        space = true;
+        continue;
+      }
+      if (space && !out.empty()) out += ' ';
+      space = false;
+      out += ch;
+    }
+    return out;
+  }
+
+  void buildDecl(P::DeclContext* d, ast::Module& m) {
+    if (auto* c = dynamic_cast<P::ImportDeclContext*>(d)) {
+      std::string s = c->STRING()->getText();
+      m.imports.push_back({loc(c->STRING()->getSymbol()), s.substr(1, s.size() - 2)});
+    } else if (auto* c = dynamic_cast<P::ConstDeclContext*>(d)) {
+      ast::ConstDecl k;
+      k.id = named(c->ID());
+      k.value = expr(c->expr());
+      m.consts.push_back(std::move(k));
+    } else if (auto* c = dynamic_cast<P::ConstArrayDeclContext*>(d)) {
+      ast::ConstDecl k;
+      k.id = named(c->ID());
+      k.isArray = true;
+      for (auto* e : c->expr()) k.elements.push_back(expr(e));
+      m.consts.push_back(std::move(k));
+    } else if (auto* c = dynamic_cast<P::DefDeclContext*>(d)) {
+      ast::DefDecl k;
+      k.id = named(c->ID());
+      k.params = names(c->idList());
+      k.body = expr(c->expr());
+      m.defs.push_back(std::move(k));
+    } else if (auto* c = dynamic_cast<P::OffsetsListDeclContext*>(d)) {
+      ast::OffsetsDecl k;
+      k.id = named(c->ID());
+      for (auto* e : c->offsetEntry()) {
+        ast::OffsetEntry en;
+        en.loc = loc(e);
+        auto es = e->expr();
+        // '[' expr (',' expr)* ']' (':' expr)?  — when a ':' is present the last expr is the weight.
+        size_t nCoords = es.size();
+        for (auto* ch : e->children)
+          if (auto* t = dynamic_cast<antlr4::tree::TerminalNode*>(ch); t && t->getText() == ":") nCoords = es.size() - 1;
+        for (size_t i = 0; i < nCoords; ++i) en.coords.push_back(expr(es[i]));
+        if (nCoords < es.size()) en.weight = expr(es.back());
+        k.entries.push_back(std::move(en));
+      }
+      m.offsets.push_back(std::move(k));
+    } else if (auto* c = dynamic_cast<P::OffsetsShapeDeclContext*>(d)) {
+      ast::OffsetsDecl k;
+      k.id = named(c->ID(0));
+      k.shape = named(c->ID(1));
+      k.radius = expr(c->expr());
+      m.offsets.push_back(std::move(k));
+    } else if (auto* c = dynamic_cast<P::StencilDeclContext*>(d)) {
+      m.stencils.push_back(stencil(c));
+    } else if (auto* c = dynamic_cast<P::GroupDeclContext*>(d)) {
+      m.groups.push_back({named(c->ID()), names(c->idList())});
+    }
+  }
+
+  ast::StencilDecl stencil(P::StencilDeclContext* c) {
+    ast::StencilDecl s;
+    s.id = named(c->ID(0));
+    s.axes = names(c->idList());
+    if (c->ID().size() > 1) s.type = named(c->ID(1));
+    for (P::StmtContext* st : c->stmt()) {
+      if (auto* x = dynamic_cast<P::FieldStmtContext*>(st)) {
+        std::string k = x->kind->getText();
+        ast::FieldRole r = k == "in" ? ast::FieldRole::In : k == "out" ? ast::FieldRole::Out : ast::FieldRole::InOut;
+        for (auto& n : names(x->idList())) s.fields.push_back({n, r});
+      } else if (auto* x = dynamic_cast<P::ParamStmtContext*>(st)) {
+        for (auto& n : names(x->idList())) s.params.push_back(n);
+      } else if (auto* x = dynamic_cast<P::LetStmtContext*>(st)) {
+        s.lets.push_back({named(x->ID()), expr(x->expr())});
+      } else if (auto* x = dynamic_cast<P::SwapStmtContext*>(st)) {
+        s.swaps.push_back({loc(x), named(x->ID(0)), named(x->ID(1))});
+      } else if (auto* x = dynamic_cast<P::BoundaryStmtContext*>(st)) {
+        ast::BoundaryStmt b;
+        b.loc = loc(x);
+        b.field = named(x->ID(0));
+        b.axes = names(x->idList());
+        b.rule = named(x->ID(1));
+        if (x->expr()) b.value = expr(x->expr());
+        s.boundaries.push_back(std::move(b));
+      } else if (auto* x = dynamic_cast<P::EquationStmtContext*>(st)) {
+        s.equations.push_back({named(x->ID()), expr(x->expr()), sourceText(x)});
+      }
+    }
+    return s;
+  }
+
+  static ast::ExprP make(ast::Expr e) { return std::make_shared<const ast::Expr>(std::move(e)); }
+  ast::Expr node(ast::ExprKind k, Loc l) const {
+    ast::Expr e;
+    e.kind = k;
+    e.loc = l;
+    return e;
+  }
+  ast::ExprP binary(const std::string& op, Loc l, ast::ExprP a, ast::ExprP b) const {
+    ast::Expr e = node(ast::ExprKind::Binary, l);
+    e.op = op;
+    e.args = {std::move(a), std::move(b)};
+    return make(std::move(e));
+  }
+
+  // Left-associative chains; each operator node is located at its operator token.
+  template <typename Ctx, typename Sub>
+  ast::ExprP chain(Ctx* c, const std::vector<Sub*>& subs) {
+    // Children alternate operand, operator, operand, ...
+    ast::ExprP acc = exprOf(subs[0]);
+    size_t idx = 1;
+    for (size_t i = 1; i + 1 < c->children.size(); i += 2) {
+      auto* t = dynamic_cast<antlr4::tree::TerminalNode*>(c->children[i]);
+      acc = binary(t->getText(), loc(t->getSymbol()), acc, exprOf(subs[idx++]));
+    }
+    return acc;
+  }
+
+  ast::ExprP exprOf(P::AndExprContext* c) { return chain(c, c->cmpExpr()); }
+  ast::ExprP exprOf(P::CmpExprContext* c) { return chain(c, c->addExpr()); }
+  ast::ExprP exprOf(P::AddExprContext* c) { return chain(c, c->mulExpr()); }
+  ast::ExprP exprOf(P::MulExprContext* c) { return chain(c, c->unaryExpr()); }
+  ast::ExprP expr(P::ExprContext* c) { return chain(c, c->andExpr()); }
+
+  ast::ExprP exprOf(P::UnaryExprContext* c) {
+    if (auto* x = dynamic_cast<P::NegExprContext*>(c)) {
+      ast::Expr e = node(ast::ExprKind::Unary, loc(x));
+      e.op = x->op->getText();
+      e.args = {exprOf(x->unaryExpr())};
+      return make(std::move(e));
+    }
+    if (auto* x = dynamic_cast<P::SumRangeExprContext*>(c)) {
+      ast::Expr e = node(ast::ExprKind::SumRange, loc(x));
+      e.name = x->ID()->getText();
+      e.args = {exprOf(x->addExpr(0)), exprOf(x->addExpr(1)), exprOf(x->mulExpr())};
+      return make(std::move(e));
+    }
+    if (auto* x = dynamic_cast<P::SumOffsetsExprContext*>(c)) {
+      ast::Expr e = node(ast::ExprKind::SumOffsets, loc(x));
+      e.name = x->ID(0)->getText();
+      e.name2 = x->ID(1)->getText();
+      e.loc = loc(x);
+      e.args = {exprOf(x->mulExpr())};
+      return make(std::move(e));
+    }
+    return primary(dynamic_cast<P::PrimaryExprContext*>(c)->primary());
+  }
+
+  ast::ExprP primary(P::PrimaryContext* c) {
+    if (auto* x = dynamic_cast<P::NumberPrimContext*>(c)) {
+      ast::Expr e = node(ast::ExprKind::Number, loc(x));
+      e.text = x->getText();
+      if (!parseNumber(e.text, e.number)) diags_.report(DiagId::err_bad_number, e.loc) << e.text;
+      return make(std::move(e));
+    }
+    if (auto* x = dynamic_cast<P::IndexPrimContext*>(c)) {
+      ast::Expr e = node(ast::ExprKind::Index, loc(x));
+      e.name = x->ID()->getText();
+      for (auto* a : x->expr()) e.args.push_back(expr(a));
+      return make(std::move(e));
+    }
+    if (auto* x = dynamic_cast<P::ApplyPrimContext*>(c)) {
+      ast::Expr e = node(ast::ExprKind::Apply, loc(x));
+      e.name = x->ID()->getText();
+      e.args = {expr(x->expr())};
+      return make(std::move(e));
+    }
+    if (auto* x = dynamic_cast<P::CallPrimContext*>(c)) {
+      ast::Expr e = node(ast::ExprKind::Call, loc(x));
+      e.name = x->ID()->getText();
+      for (auto* a : x->expr()) e.args.push_back(expr(a));
+      return make(std::move(e));
+    }
+    if (auto* x = dynamic_cast<P::NamePrimContext*>(c)) {
+      ast::Expr e = node(ast::ExprKind::Name, loc(x));
+      e.name = x->ID()->getText();
+      return make(std::move(e));
+    }
+    return expr(dynamic_cast<P::ParenPrimContext*>(c)->expr());
+  }
+
+  uint32_t file_;
+  const std::string& text_;
+  DiagEngine& diags_;
+};
+
+}  // namespace
+
+bool parseNumber(const std::string& text, double& value) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  value = std::strtod(text.c_str(), &end);  // strtod reads decimal and hex floats exactly (correctly rounded)
+  return end && *end == '\0';
+}
+
+std::optional<ast::Module> parseModule(const SourceManager& sm, uint32_t file, DiagEngine& diags) {
+  antlr4::ANTLRInputStream input(sm.text(file));
+  StnLexer lexer(&input);
+  ErrorCollector errors(diags, file);
+  lexer.removeErrorListeners();
+  lexer.addErrorListener(&errors);
+  antlr4::CommonTokenStream tokens(&lexer);
+  StnParser parser(&tokens);
+  parser.removeErrorListeners();
+  parser.addErrorListener(&errors);
+  P::ProgramContext* tree = parser.program();
+  if (errors.count > 0) return std::nullopt;
+  int before = diags.errorCount();
+  AstBuilder builder(file, sm.text(file), diags);
+  ast::Module m = builder.build(tree);
+  if (diags.errorCount() > before) return std::nullopt;
+  return m;
+}
+
+}  // namespace stnc
