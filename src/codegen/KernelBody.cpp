@@ -83,7 +83,11 @@ std::string scalarExpr(const dag::Context& ctx, const dag::Kernel& k, dag::NodeI
   return mathFunction(n.op, k.type) + "(" + r(0) + (n.operandCount() > 1 ? ", " + r(1) : "") + ")";
 }
 
-void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k) {
+std::string accessLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n) {
+  return cIdent(ctx.name(n.sym)) + "[" + offsetIndex(k, n.offset) + "]";
+}
+
+void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, const AccessFn& access) {
   const std::string real = dag::elemCType(k.type);
   for (dag::NodeId id : dag::liveNodes(ctx, k)) {
     const dag::Node& n = ctx.node(id);
@@ -91,8 +95,7 @@ void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k) {
       case dag::NodeKind::Const:
       case dag::NodeKind::Param: break;
       case dag::NodeKind::Access:
-        p.line("const " + real + " " + accessName(ctx, k, n) + " = " + cIdent(ctx.name(n.sym)) + "[" +
-               offsetIndex(k, n.offset) + "];");
+        p.line("const " + real + " " + accessName(ctx, k, n) + " = " + (access ? access(n) : accessLoad(ctx, k, n)) + ";");
         break;
       case dag::NodeKind::Apply:
       case dag::NodeKind::Select:

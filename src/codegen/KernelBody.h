@@ -6,6 +6,8 @@
 // Constants and params are written inline at their uses. The caller provides the point index
 // `p_` and the strides `s0_`, `s1_` of the two outer internal dimensions.
 #pragma once
+#include <functional>
+
 #include "codegen/CPrinter.h"
 #include "dag/Kernel.h"
 
@@ -14,7 +16,11 @@ namespace stnc::codegen {
 // Internal (3-D) dimension of kernel axis a: rank-r kernels use the last r dimensions.
 inline int internalDim(const dag::Kernel& k, int axis) { return 3 - k.rank() + axis; }
 
-void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k);
+// How an access node is read; the default is `field[p_ + offset]`.
+using AccessFn = std::function<std::string(const dag::Node&)>;
+void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, const AccessFn& access = nullptr);
+// The default read of an access: "u[p_ - s0_ + 2]".
+std::string accessLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n);
 // The index expression of an access at offset o from p_ ("p_ - s0_ + 2").
 std::string offsetIndex(const dag::Kernel& k, const dag::Offset& o);
 // The C expression of a boundary value node (consts and params only).

@@ -64,6 +64,22 @@ struct Footprint {
   std::array<int, 3> halo{0, 0, 0};    // symmetric halo per axis (the contract's halo)
 };
 
+// How the CUDA backend maps a kernel onto the GPU (chosen by the choose-schedule pass, or forced
+// by the user). Naive: one point per thread, 2-D blocks over the two inner dimensions. Stream
+// (2.5-D): each thread walks a chunk of the outermost dimension, keeping the values a field needs
+// along that dimension in a register queue (one new load per field per point); other offsets are
+// read through L1.
+enum class Strategy { Naive, Stream };
+inline const char* strategyName(Strategy s) { return s == Strategy::Naive ? "naive" : "stream"; }
+
+struct Schedule {
+  Strategy strategy = Strategy::Naive;
+  int blockX = 32;      // threads along the contiguous dimension
+  int blockY = 8;       // threads along the next one
+  int chunk = 0;        // Stream: points of dimension 0 per block (0 = chosen at launch from the SM count)
+  std::string reason;   // why, for the generated comment and --report
+};
+
 struct Kernel {
   std::string name;
   Loc loc;
@@ -78,6 +94,7 @@ struct Kernel {
   std::vector<std::pair<std::string, std::string>> swaps;
   std::vector<Boundary> boundaries;
   Footprint footprint;  // set by the footprint pass
+  Schedule schedule;    // set by the choose-schedule pass
   int rank() const { return static_cast<int>(axes.size()); }
   const Field* field(const std::string& n) const {
     for (const Field& f : fields)

@@ -13,6 +13,7 @@
 #include "passes/Pipeline.h"
 #include "syntax/AstPrinter.h"
 #include "syntax/Parser.h"
+#include "driver/Report.h"
 
 namespace stnc::driver {
 
@@ -43,7 +44,7 @@ std::optional<dag::Module> Frontend::compile(const std::string& path) {
   diags.warningsAsErrors = werror;
   LoadOptions lo{includeDirs, stdlibDir};
   std::ostringstream log;
-  passes::CompileResult r = passes::compileModule(path, nullptr, lo, passOpts, sm, diags, log);
+  passes::CompileResult r = passes::compileModule(path, nullptr, lo, passOpts, sm, diags, log, schedule);
   std::cerr << log.str();
   diags.print(std::cerr);
   filesRead = r.files;
@@ -53,6 +54,30 @@ std::optional<dag::Module> Frontend::compile(const std::string& path) {
     return std::nullopt;
   }
   return r.module;
+}
+
+void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
+  app.add_option("--schedule", fe.schedule.strategy,
+                 "CUDA mapping: auto (chosen from the DAG), naive (one point per thread) or stream "
+                 "(2.5-D along the first axis with register queues)")
+      ->check(CLI::IsMember({"auto", "naive", "stream"}))
+      ->capture_default_str();
+  app.add_option("--block", block, "CUDA thread block XxY over the two innermost axes (default 32x8)");
+  app.add_option("--chunk", fe.schedule.chunk, "stream: points of the first axis per block (default: from the SM count)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+bool applyBlockOption(const std::string& block, Frontend& fe) {
+  if (block.empty()) return true;
+  int x = 0, y = 0;
+  char sep = 0;
+  if (std::sscanf(block.c_str(), "%d%c%d", &x, &sep, &y) != 3 || sep != 'x' || x <= 0 || y <= 0 || x * y > 1024 || x % 32 != 0) {
+    std::cerr << "stnc: error: --block " << block << ": expected XxY with X a multiple of 32 and X*Y <= 1024\n";
+    return false;
+  }
+  fe.schedule.blockX = x;
+  fe.schedule.blockY = y;
+  return true;
 }
 
 namespace {
@@ -85,7 +110,8 @@ int compileMain(int argc, char** argv) {
   fe.stdlibDir = defaultStdlibDir(argv[0]);
   std::string input, outDir = ".", target = "all", emit, depfile, arch = "sm_90";
   std::vector<std::string> printAfter;
-  bool listPasses = false, version = false;
+  bool listPasses = false, version = false, report = false;
+  std::string block;
   app.add_option("file", input, "The .stn source file");
   app.add_option("-o,--output", outDir, "Output directory (created if missing)")->capture_default_str();
   app.add_option("--target", target, "What to generate: cpu (FILE.cpp), cuda (FILE.cu) or all")
@@ -102,6 +128,8 @@ int compileMain(int argc, char** argv) {
   app.add_flag("--time-passes", fe.passOpts.timePasses, "Print the time each pass took");
   app.add_flag("--list-passes", listPasses, "List the passes of the pipeline, in order");
   app.add_flag("--version", version, "Print the version");
+  app.add_flag("--report", report, "Print the optimization report: per kernel the schedule, tile, loads and floors");
+  addScheduleOptions(app, fe, block);
   addCommonOptions(app, fe);
   try {
     app.parse(argc, argv);
@@ -120,6 +148,7 @@ int compileMain(int argc, char** argv) {
     std::cerr << app.help();
     return 1;
   }
+  if (!applyBlockOption(block, fe)) return 1;
   fe.passOpts.printAfter.insert(printAfter.begin(), printAfter.end());
   for (auto& p : printAfter) {
     auto names = passes::standardPasses().names();
@@ -139,10 +168,11 @@ int compileMain(int argc, char** argv) {
   }
   std::optional<dag::Module> m = fe.compile(input);
   if (!m) return 1;
+  if (report) printReport(std::cout, *m);
   if (emit == "dag") dag::printText(std::cout, *m);
   if (emit == "json") dag::printJson(std::cout, *m);
   if (emit == "dot") dag::printDot(std::cout, *m);
-  if (!emit.empty()) return 0;
+  if (!emit.empty() || (report && outDir == ".")) return 0;
 
   const std::string base = (fs::path(outDir) / m->sourceName).string();
   codegen::GenOptions go = genOptions(target);

@@ -1,11 +1,13 @@
 // The stnc command line: `stnc FILE.stn` (compile), `stnc info FILE.stn`, `stnc run FILE.stn`.
 #pragma once
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/Launcher.h"
 #include "dag/Kernel.h"
+#include "passes/ChooseSchedule.h"
 #include "passes/PassManager.h"
 #include "syntax/ModuleLoader.h"
 
@@ -21,11 +23,15 @@ struct Frontend {
   std::string stdlibDir;
   bool werror = false;
   passes::PassOptions passOpts;
+  passes::ScheduleOverride schedule;
   std::vector<std::string> filesRead;
   std::optional<dag::Module> compile(const std::string& path);
 };
 
 std::string defaultStdlibDir(const char* argv0);
+// --schedule / --block / --chunk, shared by `stnc` and `stnc run`.
+void addScheduleOptions(class CLI::App& app, Frontend& fe, std::string& block);
+bool applyBlockOption(const std::string& block, Frontend& fe);
 std::string stncVersion();
 codegen::GenOptions genOptions(const std::string& target);
 

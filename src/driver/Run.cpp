@@ -17,6 +17,9 @@
 #include "driver/Driver.h"
 #include "driver/Files.h"
 #include "driver/Npy.h"
+#ifdef STNC_HAVE_INTERP
+#include "interp/Interpreter.h"
+#endif
 #include "syntax/Parser.h"
 
 namespace stnc::driver {
@@ -74,11 +77,13 @@ int runMain(int argc, char** argv) {
   std::vector<std::string> ins, outs, params;
   long steps = 0, bench = 0;
   bool verbose = false;
+  std::string block;
+  addScheduleOptions(app, fe, block);
   app.add_option("file", input, "The .stn source file")->required();
   app.add_option("--stencil", stencil, "The stencil or group to run")->required();
   app.add_option("--size", size, "Interior extents, one per axis: 64x64x64")->required();
-  app.add_option("--backend", backend, "cpu (OpenMP C++) or cuda (needs nvcc and a GPU)")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
+  app.add_option("--backend", backend, "cpu (OpenMP C++), cuda (needs nvcc and a GPU) or interp (the reference interpreter)")
+      ->check(CLI::IsMember({"cpu", "cuda", "interp"}))
       ->capture_default_str();
   app.add_option("--arch", arch, "CUDA architecture for nvcc")->capture_default_str();
   app.add_option("--in", ins, "NAME=FILE.npy for every input (and inout) field");
@@ -96,6 +101,7 @@ int runMain(int argc, char** argv) {
     return app.exit(e);
   }
 
+  if (!applyBlockOption(block, fe)) return 1;
   std::optional<dag::Module> m = fe.compile(input);
   if (!m) return 1;
   const dag::Kernel* k = m->find(stencil);
@@ -219,25 +225,33 @@ int runMain(int argc, char** argv) {
   if (outputs.empty()) std::cerr << "stnc run: warning: no --out given; nothing will be written\n";
 
   // Generate, build (cached), load, run.
-  codegen::GenOptions go = genOptions(backend);
-  SharedObjectRequest req;
-  req.backend = backend;
-  req.baseName = m->sourceName;
-  req.header = codegen::generateHeader(*m, go);
-  req.source = backend == "cpu" ? codegen::generateCpp(*m, go) : codegen::generateCuda(*m, go);
-  req.arch = arch;
-  std::string error;
-  std::string so = buildSharedObject(req, verbose, error);
-  if (so.empty()) return fail(error);
-  void* lib = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!lib) return fail(std::string("cannot load '") + so + "': " + ::dlerror());
-  auto entry = reinterpret_cast<EntryFn>(::dlsym(lib, codegen::entryName(*k, backend).c_str()));
-  if (!entry) return fail("entry point " + codegen::entryName(*k, backend) + " missing from '" + so + "'");
   std::vector<void*> ptrs;
   for (auto& b : bufs) ptrs.push_back(b->p);
   double ms[2] = {0, 0};
   char err[512] = {0};
-  int status = entry(n.data(), ptrs.data(), pv.data(), steps, bench, ms, err, sizeof err);
+  std::string error;
+  int status = 0;
+#ifdef STNC_HAVE_INTERP
+  if (backend == "interp")  // the reference interpreter of the DAG (src/interp): no code generation
+    status = interp::run(*m, *k, n.data(), ptrs.data(), pv.data(), steps, bench, ms, err, sizeof err);
+  else
+#endif
+  {
+    codegen::GenOptions go = genOptions(backend);
+    SharedObjectRequest req;
+    req.backend = backend;
+    req.baseName = m->sourceName;
+    req.header = codegen::generateHeader(*m, go);
+    req.source = backend == "cpu" ? codegen::generateCpp(*m, go) : codegen::generateCuda(*m, go);
+    req.arch = arch;
+    std::string so = buildSharedObject(req, verbose, error);
+    if (so.empty()) return fail(error);
+    void* lib = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return fail(std::string("cannot load '") + so + "': " + ::dlerror());
+    auto entry = reinterpret_cast<EntryFn>(::dlsym(lib, codegen::entryName(*k, backend).c_str()));
+    if (!entry) return fail("entry point " + codegen::entryName(*k, backend) + " missing from '" + so + "'");
+    status = entry(n.data(), ptrs.data(), pv.data(), steps, bench, ms, err, sizeof err);
+  }
   if (status != 0) return fail(std::string(backend) + " run failed: " + err);
 
   // Outputs: interior-shaped, written atomically.

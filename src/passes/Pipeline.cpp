@@ -4,6 +4,7 @@
 
 #include "lower/AstToDag.h"
 #include "passes/CheckUnused.h"
+#include "passes/ChooseSchedule.h"
 #include "passes/Footprint.h"
 #include "passes/FuseGroups.h"
 #include "passes/PruneDeadNodes.h"
@@ -11,7 +12,7 @@
 
 namespace stnc::passes {
 
-PassManager standardPasses() {
+PassManager standardPasses(const ScheduleOverride& schedule) {
   PassManager pm;
   // Groups first: the later passes see a fused group as one ordinary kernel.
   pm.add("fuse-groups", fuseGroups);
@@ -20,11 +21,14 @@ PassManager standardPasses() {
   // Footprints (halos) of stencils and of the fused groups.
   pm.add("footprint", computeFootprints);
   pm.add("check-unused", checkUnused);
+  // The GPU mapping reads the footprints.
+  pm.add("choose-schedule", [schedule](dag::Module& m, DiagEngine& d) { return chooseSchedules(m, d, schedule); });
   return pm;
 }
 
 CompileResult compileModule(const std::string& path, const std::string* text, const LoadOptions& load,
-                            const PassOptions& popts, SourceManager& sm, DiagEngine& diags, std::ostream& log) {
+                            const PassOptions& popts, SourceManager& sm, DiagEngine& diags, std::ostream& log,
+                            const ScheduleOverride& schedule) {
   CompileResult r;
   std::optional<ast::Program> prog =
       text ? loadProgramText(path, *text, load, sm, diags) : loadProgram(path, load, sm, diags);
@@ -36,7 +40,7 @@ CompileResult compileModule(const std::string& path, const std::string* text, co
   if (!m || diags.hasErrors()) return r;
   m->sourcePath = path;
   m->sourceName = std::filesystem::path(path).stem().string();
-  if (!standardPasses().run(*m, diags, popts, log)) return r;
+  if (!standardPasses(schedule).run(*m, diags, popts, log)) return r;
   r.module = std::move(m);
   return r;
 }

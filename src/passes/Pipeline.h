@@ -6,12 +6,13 @@
 #include <string>
 
 #include "dag/Kernel.h"
+#include "passes/ChooseSchedule.h"
 #include "passes/PassManager.h"
 #include "syntax/ModuleLoader.h"
 
 namespace stnc::passes {
 
-PassManager standardPasses();
+PassManager standardPasses(const ScheduleOverride& schedule = {});
 
 struct CompileResult {
   std::optional<dag::Module> module;
@@ -20,6 +21,7 @@ struct CompileResult {
 
 // Runs the whole front and middle end on a file (or on `text` when non-empty).
 CompileResult compileModule(const std::string& path, const std::string* text, const LoadOptions& load,
-                            const PassOptions& popts, SourceManager& sm, DiagEngine& diags, std::ostream& log);
+                            const PassOptions& popts, SourceManager& sm, DiagEngine& diags, std::ostream& log,
+                            const ScheduleOverride& schedule = {});
 
 }  // namespace stnc::passes

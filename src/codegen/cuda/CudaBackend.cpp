@@ -5,6 +5,7 @@
 // backend's bit for bit. Tuned schedules are the optimizing middle-end's job (docs/DESIGN.md).
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
+#include "passes/ChooseSchedule.h"
 
 namespace stnc::codegen {
 
@@ -19,15 +20,47 @@ std::string restrictArgs(const dag::Kernel& k) {
   return s;
 }
 
-void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
-  const std::string ns = "stn::" + cIdent(k.name);
-  p.comment(kernelComment(m, k,
-                          "schedule (cuda): block 32 x 8 over (dim 2, dim 1), grid-stride over all dims, one point per "
-                          "thread iteration; correct-first, untuned."));
-  p.openScope("namespace " + ns);
-  p.openScope("namespace");
-  p.line("constexpr int kBlockX = 32;  // along the contiguous dimension: one coalesced 32-wide row per warp");
-  p.line("constexpr int kBlockY = 8;");
+
+std::string slotName(const std::string& field, int d) {
+  return cIdent(field) + "q_" + (d < 0 ? "m" + std::to_string(-d) : std::to_string(d)) + "_";
+}
+
+struct Queue {
+  std::string field;
+  int lo, hi;
+};
+
+std::vector<Queue> queuesOf(const dag::Context& ctx, const dag::Kernel& k) {
+  std::vector<Queue> qs;
+  for (const dag::Field& f : k.fields) {
+    int lo, hi;
+    if (dag::isRead(f.role) && passes::queueSpan(ctx, k, f.name, lo, hi)) qs.push_back({f.name, lo, hi});
+  }
+  return qs;
+}
+
+std::string scheduleComment(const dag::Context& ctx, const dag::Kernel& k) {
+  const dag::Schedule& s = k.schedule;
+  std::string c = "schedule (cuda): " + std::string(dag::strategyName(s.strategy)) + ", block " + std::to_string(s.blockX) +
+                  " x " + std::to_string(s.blockY) + " over (dim 2, dim 1)";
+  if (s.strategy == dag::Strategy::Stream) {
+    c += ", each thread walks a chunk of dim 0 (" + (s.chunk > 0 ? std::to_string(s.chunk) : std::string("sized at launch from the SM count")) + ")";
+    for (const Queue& q : queuesOf(ctx, k))
+      c += "\n  register queue: " + q.field + " at " + k.axes[0] + "" + std::to_string(q.lo) + ".." + std::to_string(q.hi) +
+           " (one new load per point instead of " + std::to_string(q.hi - q.lo + 1) + ")";
+  } else {
+    c += ", grid-stride over all dims, one point per thread iteration";
+  }
+  return c + "\n  why: " + s.reason;
+}
+
+void emitBlockConstants(CPrinter& p, const dag::Kernel& k) {
+  p.line("constexpr int kBlockX = " + std::to_string(k.schedule.blockX) + ";  // along the contiguous dimension (coalesced rows)");
+  p.line("constexpr int kBlockY = " + std::to_string(k.schedule.blockY) + ";");
+}
+
+void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
+  emitBlockConstants(p, k);
   p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY) sweepKernel(const stnc_rt::Layout L_, " +
               restrictArgs(k) + ")");
   std::string unused = usedNamesVoidCast(m.ctx, k, false);
@@ -52,6 +85,87 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("sweepKernel<<<grid_, block_, 0, stream_>>>(L_, " + callArgs(k, ArgMode::Sweep) + ");");
   p.line("return cudaGetLastError();");
   p.closeScope("launchSweep");
+}
+
+void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
+  const std::string real = dag::elemCType(k.type);
+  std::vector<Queue> qs = queuesOf(m.ctx, k);
+  emitBlockConstants(p, k);
+  p.line("constexpr long kChunk = " + std::to_string(k.schedule.chunk) + ";  // points of dim 0 per block; 0 = sized at launch");
+  p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY) sweepKernel(const stnc_rt::Layout L_, const long chunk_, " +
+              restrictArgs(k) + ")");
+  std::string unused = usedNamesVoidCast(m.ctx, k, false);
+  if (!unused.empty()) p.line(unused);
+  p.line("const long s0_ = L_.stride[0];");
+  p.line("const long s1_ = L_.stride[1];");
+  p.line("(void)s1_;");
+  p.line("const long z_ = blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
+  p.line("const long y_ = blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y;");
+  p.line("if (z_ >= L_.n[2] || y_ >= L_.n[1]) return;  // no block-wide barrier follows");
+  p.line("const long x0_ = blockIdx.z * chunk_;");
+  p.line("const long x1_ = x0_ + chunk_ < L_.n[0] ? x0_ + chunk_ : L_.n[0];");
+  p.line("long p_ = stnc_rt::at(L_, x0_, y_, z_);");
+  for (const Queue& q : qs) {
+    p.line("// register queue: " + q.field + " at " + k.axes[0] + std::to_string(q.lo) + " .. " + k.axes[0] + "+" + std::to_string(q.hi));
+    for (int d = q.lo; d < q.hi; ++d) {
+      dag::Offset o;
+      o.d[0] = d;
+      p.line(real + " " + slotName(q.field, d) + " = " + cIdent(q.field) + "[" + offsetIndex(k, o) + "];");
+    }
+    p.line(real + " " + slotName(q.field, q.hi) + ";");
+  }
+  p.openScope("for (long x_ = x0_; x_ < x1_; ++x_, p_ += s0_)");
+  for (const Queue& q : qs) {
+    dag::Offset o;
+    o.d[0] = q.hi;
+    p.line(slotName(q.field, q.hi) + " = " + cIdent(q.field) + "[" + offsetIndex(k, o) + "];  // the one new load of " + q.field);
+  }
+  emitPointBody(p, m.ctx, k, [&](const dag::Node& n) {
+    for (const Queue& q : qs)
+      if (q.field == m.ctx.name(n.sym) && n.offset.d[1] == 0 && n.offset.d[2] == 0) return slotName(q.field, n.offset.d[0]);
+    return accessLoad(m.ctx, k, n);
+  });
+  for (const Queue& q : qs) {
+    std::string rot;
+    for (int d = q.lo; d < q.hi; ++d) rot += slotName(q.field, d) + " = " + slotName(q.field, d + 1) + "; ";
+    rot.pop_back();
+    p.line(rot);
+  }
+  p.closeScope("for x_");
+  p.closeScope("sweepKernel");
+  p.line();
+  p.openScope("cudaError_t launchSweep(const stnc_rt::Layout& L_, " + declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
+  p.line("static int sms_ = 0;  // multiprocessors of the current device, read once");
+  p.openScope("if (sms_ == 0)");
+  p.line("int dev_ = 0;");
+  p.line("if (cudaGetDevice(&dev_) != cudaSuccess || cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev_) != cudaSuccess || sms_ <= 0) sms_ = 132;");
+  p.closeScope("");
+  p.line("const long gx_ = (L_.n[2] + kBlockX - 1) / kBlockX, gy_ = (L_.n[1] + kBlockY - 1) / kBlockY;");
+  p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
+  p.line("// Enough blocks for ~8 resident 256-thread blocks per SM; longer chunks amortise the queue prologue.");
+  p.line("long chunk_ = kChunk > 0 ? kChunk : (L_.n[0] * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");
+  p.line("if (chunk_ < 1) chunk_ = 1;");
+  p.line("if (chunk_ > L_.n[0]) chunk_ = L_.n[0];");
+  p.line("const long gz_ = (L_.n[0] + chunk_ - 1) / chunk_;");
+  p.line("if (gz_ > 65535) chunk_ = (L_.n[0] + 65534) / 65535;");
+  p.line("const dim3 block_(kBlockX, kBlockY, 1);");
+  p.line("const dim3 grid_(static_cast<unsigned>(gx_), static_cast<unsigned>(gy_), static_cast<unsigned>((L_.n[0] + chunk_ - 1) / chunk_));");
+  p.line("sweepKernel<<<grid_, block_, 0, stream_>>>(L_, chunk_, " + callArgs(k, ArgMode::Sweep) + ");");
+  p.line("return cudaGetLastError();");
+  p.closeScope("launchSweep");
+}
+
+void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
+  if (k.schedule.strategy == dag::Strategy::Stream) emitStream(p, m, k);
+  else emitNaive(p, m, k);
+}
+
+void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
+  const std::string ns = "stn::" + cIdent(k.name);
+  p.comment(kernelComment(m, k, scheduleComment(m.ctx, k)));
+  p.openScope("namespace " + ns);
+  p.openScope("namespace");
+  emitSweep(p, m, k);
   std::string fillDecl = declArgs(k, ArgMode::Fill);
   std::string fillCall = callArgs(k, ArgMode::Fill);
   p.openScope("cudaError_t launchFill(const stnc_rt::Layout& L_" + (fillDecl.empty() ? "" : ", " + fillDecl) +

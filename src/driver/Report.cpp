@@ -1,0 +1,48 @@
+#include "driver/Report.h"
+
+#include <ostream>
+
+#include "passes/ChooseSchedule.h"
+
+namespace stnc::driver {
+
+KernelCost costOf(const dag::Context& ctx, const dag::Kernel& k) {
+  KernelCost c;
+  for (dag::NodeId id : dag::liveNodes(ctx, k)) {
+    const dag::Node& n = ctx.node(id);
+    if (n.kind == dag::NodeKind::Access) ++c.loads;
+    if (n.kind == dag::NodeKind::Apply || n.kind == dag::NodeKind::Select) ++c.flops;
+  }
+  c.queuedLoads = c.loads;
+  if (k.schedule.strategy == dag::Strategy::Stream)
+    for (const dag::Field& f : k.fields) {
+      int lo, hi;
+      if (!dag::isRead(f.role) || !passes::queueSpan(ctx, k, f.name, lo, hi)) continue;
+      int inQueue = 0;
+      for (dag::NodeId id : dag::liveNodes(ctx, k)) {
+        const dag::Node& n = ctx.node(id);
+        if (n.kind == dag::NodeKind::Access && ctx.name(n.sym) == f.name && n.offset.d[1] == 0 && n.offset.d[2] == 0) ++inQueue;
+      }
+      c.queuedLoads -= inQueue - 1;
+    }
+  int es = static_cast<int>(dag::elemSize(k.type));
+  for (const dag::Field& f : k.fields) c.bytes += es * ((dag::isRead(f.role) ? 1 : 0) + (dag::isWritten(f.role) ? 1 : 0));
+  return c;
+}
+
+void printReport(std::ostream& os, const dag::Module& m) {
+  for (const dag::Kernel& k : m.kernels) {
+    KernelCost c = costOf(m.ctx, k);
+    os << (k.isGroup ? "group " : "stencil ") << k.name << " (" << dag::elemTypeName(k.type) << ", rank " << k.rank() << ")\n";
+    os << "  schedule : " << dag::strategyName(k.schedule.strategy) << ", block " << k.schedule.blockX << "x"
+       << k.schedule.blockY << (k.schedule.chunk ? ", chunk " + std::to_string(k.schedule.chunk) : std::string()) << "\n";
+    os << "  why      : " << k.schedule.reason << "\n";
+    os << "  loads/pt : " << c.loads << " distinct accesses";
+    if (c.queuedLoads != c.loads) os << ", " << c.queuedLoads << " after register queues";
+    os << "\n  flops/pt : " << c.flops << "\n  bytes/pt : " << c.bytes << " compulsory (each field read once, written once)\n";
+    os << "  intensity: " << (c.bytes ? static_cast<double>(c.flops) / c.bytes : 0.0) << " flop/byte ("
+       << (static_cast<double>(c.flops) / c.bytes > 7.9 ? "FP64-bound on an H200" : "memory-bound on an H200") << ")\n";
+  }
+}
+
+}  // namespace stnc::driver

@@ -1,0 +1,21 @@
+// The optimization report (`stnc FILE --report`): for each kernel, the chosen CUDA schedule and
+// why, the loads per point (distinct accesses vs after register queues), the arithmetic per point,
+// and the compulsory bytes per point that set the memory floor.
+#pragma once
+#include <iosfwd>
+
+#include "dag/Kernel.h"
+
+namespace stnc::driver {
+
+struct KernelCost {
+  int loads = 0;       // distinct (field, offset) loads per point
+  int queuedLoads = 0; // loads per point left after the stream schedule's register queues
+  int flops = 0;       // + - * / min max abs ... per point (one each), select and comparisons included
+  int bytes = 0;       // compulsory bytes per point: each read field once + each written field once
+};
+
+KernelCost costOf(const dag::Context& ctx, const dag::Kernel& k);
+void printReport(std::ostream& os, const dag::Module& m);
+
+}  // namespace stnc::driver

@@ -1,0 +1,56 @@
+#include "passes/ChooseSchedule.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace stnc::passes {
+
+bool queueSpan(const dag::Context& ctx, const dag::Kernel& k, const std::string& field, int& lo, int& hi) {
+  if (k.rank() != 3) return false;
+  std::set<int> offs;
+  for (dag::NodeId id : dag::liveNodes(ctx, k)) {
+    const dag::Node& n = ctx.node(id);
+    if (n.kind != dag::NodeKind::Access || ctx.name(n.sym) != field) continue;
+    if (n.offset.d[1] == 0 && n.offset.d[2] == 0) offs.insert(n.offset.d[0]);
+  }
+  if (offs.size() < 2) return false;
+  lo = *offs.begin();
+  hi = *offs.rbegin();
+  return true;
+}
+
+dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, const ScheduleOverride& o) {
+  dag::Schedule s;
+  int queued = 0;
+  for (const dag::Field& f : k.fields) {
+    int lo, hi;
+    if (dag::isRead(f.role) && queueSpan(ctx, k, f.name, lo, hi)) ++queued;
+  }
+  if (o.strategy == "naive" || (o.strategy == "stream" && k.rank() != 3)) {
+    s.strategy = dag::Strategy::Naive;
+    s.reason = o.strategy == "naive" ? "forced by --schedule=naive" : "stream needs 3 axes; naive";
+  } else if (o.strategy == "stream") {
+    s.strategy = dag::Strategy::Stream;
+    s.reason = "forced by --schedule=stream";
+  } else if (queued > 0) {
+    s.strategy = dag::Strategy::Stream;
+    s.reason = std::to_string(queued) + " field(s) read at several offsets along " + k.axes[0] +
+               ": stream along it with a register queue";
+  } else {
+    s.strategy = dag::Strategy::Naive;
+    s.reason = k.rank() == 3 ? "no field read at several offsets along " + k.axes[0] + ": naive"
+                             : "rank " + std::to_string(k.rank()) + ": naive";
+  }
+  if (o.blockX > 0) s.blockX = o.blockX;
+  if (o.blockY > 0) s.blockY = o.blockY;
+  s.chunk = o.chunk;
+  return s;
+}
+
+bool chooseSchedules(dag::Module& m, DiagEngine&, const ScheduleOverride& o) {
+  for (dag::Kernel& k : m.kernels) k.schedule = chooseSchedule(m.ctx, k, o);
+  return false;
+}
+
+}  // namespace stnc::passes

@@ -1,0 +1,32 @@
+// chooseSchedules: picks the CUDA mapping of every kernel from its DAG (rank, footprint, loads),
+// unless the user forced one (--schedule=naive|stream, --block=XxY, --chunk=N).
+//
+// Rule (see docs/DESIGN.md, "Schedules", for the measurements behind it):
+//   rank 3 and some field read at >= 2 distinct offsets along dimension 0 (i)  -> stream
+//       (2.5-D: a register queue along i turns those loads into one new load per point)
+//   otherwise                                                                 -> naive
+//   blocks are 32 x 8 (a warp spans 256 contiguous bytes in f64, 128 in f32).
+//
+//   stencil star7(i,j,k) { ... u[i-1,j,k] ... u[i+1,j,k] ... }  =>  stream, queue u[-1..1], block 32x8
+#pragma once
+#include <string>
+
+#include "dag/Kernel.h"
+#include "support/Diagnostics.h"
+
+namespace stnc::passes {
+
+struct ScheduleOverride {
+  std::string strategy = "auto";  // auto | naive | stream
+  int blockX = 0, blockY = 0;     // 0 = keep the default
+  int chunk = 0;
+};
+
+// The span [lo, hi] of dimension-0 offsets at which `field` is read with zero offsets elsewhere;
+// false if it is never read that way at two or more distinct offsets.
+bool queueSpan(const dag::Context& ctx, const dag::Kernel& k, const std::string& field, int& lo, int& hi);
+
+dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, const ScheduleOverride& o);
+bool chooseSchedules(dag::Module& m, DiagEngine& diags, const ScheduleOverride& o);
+
+}  // namespace stnc::passes
