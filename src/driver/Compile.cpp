@@ -13,6 +13,7 @@
 #include "passes/Pipeline.h"
 #include "syntax/AstPrinter.h"
 #include "syntax/Parser.h"
+#include "driver/PtxasCheck.h"
 #include "driver/Report.h"
 
 namespace stnc::driver {
@@ -110,7 +111,7 @@ int compileMain(int argc, char** argv) {
   fe.stdlibDir = defaultStdlibDir(argv[0]);
   std::string input, outDir = ".", target = "all", emit, depfile, arch = "sm_90";
   std::vector<std::string> printAfter;
-  bool listPasses = false, version = false, report = false;
+  bool listPasses = false, version = false, report = false, verify = false;
   std::string block;
   app.add_option("file", input, "The .stn source file");
   app.add_option("-o,--output", outDir, "Output directory (created if missing)")->capture_default_str();
@@ -129,6 +130,9 @@ int compileMain(int argc, char** argv) {
   app.add_flag("--list-passes", listPasses, "List the passes of the pipeline, in order");
   app.add_flag("--version", version, "Print the version");
   app.add_flag("--report", report, "Print the optimization report: per kernel the schedule, tile, loads and floors");
+  app.add_flag("--verify-schedules", verify,
+               "Compile the CUDA code with nvcc -Xptxas -v and demote stream schedules that spill or use more than 128 "
+               "registers to naive (the report then shows registers and spills)");
   addScheduleOptions(app, fe, block);
   addCommonOptions(app, fe);
   try {
@@ -168,7 +172,15 @@ int compileMain(int argc, char** argv) {
   }
   std::optional<dag::Module> m = fe.compile(input);
   if (!m) return 1;
-  if (report) printReport(std::cout, *m);
+  std::map<std::string, PtxasInfo> ptxas;
+  if (verify) {
+    std::string error;
+    if (!verifySchedules(*m, arch, ptxas, error)) {
+      std::cerr << "stnc: error: " << error << "\n";
+      return 1;
+    }
+  }
+  if (report) printReport(std::cout, *m, ptxas);
   if (emit == "dag") dag::printText(std::cout, *m);
   if (emit == "json") dag::printJson(std::cout, *m);
   if (emit == "dot") dag::printDot(std::cout, *m);

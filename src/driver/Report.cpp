@@ -30,13 +30,17 @@ KernelCost costOf(const dag::Context& ctx, const dag::Kernel& k) {
   return c;
 }
 
-void printReport(std::ostream& os, const dag::Module& m) {
+void printReport(std::ostream& os, const dag::Module& m, const std::map<std::string, PtxasInfo>& ptxas) {
   for (const dag::Kernel& k : m.kernels) {
     KernelCost c = costOf(m.ctx, k);
     os << (k.isGroup ? "group " : "stencil ") << k.name << " (" << dag::elemTypeName(k.type) << ", rank " << k.rank() << ")\n";
     os << "  schedule : " << dag::strategyName(k.schedule.strategy) << ", block " << k.schedule.blockX << "x"
        << k.schedule.blockY << (k.schedule.chunk ? ", chunk " + std::to_string(k.schedule.chunk) : std::string()) << "\n";
     os << "  why      : " << k.schedule.reason << "\n";
+    auto it = ptxas.find(k.name);
+    if (it != ptxas.end())
+      os << "  ptxas    : " << it->second.registers << " registers, " << it->second.spillStores << " B spill stores, "
+         << it->second.stackFrame << " B stack\n";
     os << "  loads/pt : " << c.loads << " distinct accesses";
     if (c.queuedLoads != c.loads) os << ", " << c.queuedLoads << " after register queues";
     os << "\n  flops/pt : " << c.flops << "\n  bytes/pt : " << c.bytes << " compulsory (each field read once, written once)\n";

@@ -4,7 +4,11 @@
 #pragma once
 #include <iosfwd>
 
+#include <map>
+#include <string>
+
 #include "dag/Kernel.h"
+#include "driver/PtxasCheck.h"
 
 namespace stnc::driver {
 
@@ -16,6 +20,6 @@ struct KernelCost {
 };
 
 KernelCost costOf(const dag::Context& ctx, const dag::Kernel& k);
-void printReport(std::ostream& os, const dag::Module& m);
+void printReport(std::ostream& os, const dag::Module& m, const std::map<std::string, PtxasInfo>& ptxas = {});
 
 }  // namespace stnc::driver
