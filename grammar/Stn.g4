@@ -26,8 +26,13 @@ stmt
   | 'let' ID '=' expr ';'                                       # letStmt
   | 'swap' ID ',' ID ';'                                        # swapStmt
   | 'boundary' ID ('(' idList ')')? '=' ID ('(' expr ')')? ';'  # boundaryStmt
-  | ID '=' expr ';'                                             # equationStmt
+  | 'region' ID '=' '[' regionRange (',' regionRange)* ']' ';'  # regionStmt
+  | ID ('@' ID)? '=' expr ';'                                   # equationStmt
   ;
+
+// A slice of one axis: lo:hi with lo >= 0 counted from the start and hi <= 0 from the end
+// (Python-like; empty = 0), e.g. [4:-4, :, 0:-1].
+regionRange : lo=addExpr? ':' hi=addExpr? ;
 
 idList : ID (',' ID)* ;
 

@@ -22,7 +22,7 @@ std::string generateMetadata(const dag::Module& m, const GenOptions& o);
 std::string entryName(const dag::Kernel& k, const std::string& backend);
 
 // Helpers shared by the two backends.
-std::string usedNamesVoidCast(const dag::Context& ctx, const dag::Kernel& k, bool fillOnly);
+std::string usedNamesVoidCast(const dag::Context& ctx, const dag::Kernel& k, bool fillOnly, int part = -2);
 void emitFillBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, const std::string& fillCall,
                   const std::string& suffix);
 void emitEntryPrologue(CPrinter& p, const dag::Kernel& k, const std::string& backend);

@@ -87,9 +87,55 @@ std::string accessLoad(const dag::Context& ctx, const dag::Kernel& k, const dag:
   return cIdent(ctx.name(n.sym)) + "[" + offsetIndex(k, n.offset) + "]";
 }
 
-void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, const AccessFn& access) {
+std::string partName(const dag::Kernel& k, int part) {
+  return part < 0 ? "sweepPart" : "sweepPart_" + cIdent(k.regions[part].name);
+}
+
+void emitPartDispatch(CPrinter& p, const dag::Kernel& k, const std::function<std::string(int, const std::string&)>& call,
+                      const std::string& fail) {
+  std::vector<int> parts = dag::kernelParts(k);
+  auto bounds = [&](const dag::Region& r, bool lo) {
+    std::string s = "{";
+    for (int d = 0; d < 3; ++d) {
+      int a = d - (3 - k.rank());
+      s += (d ? ", " : "") + std::to_string(a < 0 ? 0 : (lo ? r.lo[a] : r.hi[a]));
+    }
+    return s + "}";
+  };
+  for (size_t r = 0; r < k.regions.size(); ++r) {
+    const dag::Region& reg = k.regions[r];
+    p.line("static constexpr int kLo_" + cIdent(reg.name) + "[3] = " + bounds(reg, true) + ", kHi_" + cIdent(reg.name) +
+           "[3] = " + bounds(reg, false) + ";  // region " + reg.name);
+  }
+  for (int part : parts) {
+    if (part >= 0) {
+      const std::string n = cIdent(k.regions[part].name);
+      p.line("{");
+      p.line("  const stnc_rt::Box b_ = stnc_rt::intersect(clip_, stnc_rt::regionBox(L_, kLo_" + n + ", kHi_" + n + "));");
+      p.line("  if (!stnc_rt::boxEmpty(b_)) " + call(part, "b_") + ";");
+      p.line("}");
+      continue;
+    }
+    if (k.regions.empty()) {
+      p.line("if (!stnc_rt::boxEmpty(clip_)) " + call(part, "clip_") + ";");
+      continue;
+    }
+    p.line("// default equations: the clip box minus every region, as disjoint boxes");
+    p.line("stnc_rt::Box boxes_[64] = {clip_};");
+    p.line("int nb_ = 1;");
+    for (const dag::Region& reg : k.regions) {
+      const std::string n = cIdent(reg.name);
+      p.line("if (nb_ >= 0) nb_ = stnc_rt::subtractBox(boxes_, nb_, 64, stnc_rt::regionBox(L_, kLo_" + n + ", kHi_" + n + "));");
+    }
+    p.line("if (nb_ < 0) " + fail + "  // more than 64 boxes: too many regions");
+    p.line("for (int b_ = 0; b_ < nb_; ++b_)");
+    p.line("  if (!stnc_rt::boxEmpty(boxes_[b_])) " + call(part, "boxes_[b_]") + ";");
+  }
+}
+
+void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, int part, const AccessFn& access) {
   const std::string real = dag::elemCType(k.type);
-  for (dag::NodeId id : dag::liveNodes(ctx, k)) {
+  for (dag::NodeId id : dag::liveNodes(ctx, k, part)) {
     const dag::Node& n = ctx.node(id);
     switch (n.kind) {
       case dag::NodeKind::Const:
@@ -104,7 +150,8 @@ void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, c
         break;
     }
   }
-  for (const dag::Output& o : k.outputs) p.line(cIdent(o.field) + "[p_] = " + ref(ctx, k, o.value) + ";");
+  for (const dag::Output& o : k.outputs)
+    if (part == -2 || o.region == part) p.line(cIdent(o.field) + "[p_] = " + ref(ctx, k, o.value) + ";");
 }
 
 }  // namespace stnc::codegen

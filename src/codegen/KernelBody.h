@@ -18,7 +18,15 @@ inline int internalDim(const dag::Kernel& k, int axis) { return 3 - k.rank() + a
 
 // How an access node is read; the default is `field[p_ + offset]`.
 using AccessFn = std::function<std::string(const dag::Node&)>;
-void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, const AccessFn& access = nullptr);
+// part: the region whose equations to emit (-1 = default ones; -2 = every output).
+void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, int part, const AccessFn& access = nullptr);
+// The name of a part's sweep function: "sweepPart" for the default part, "sweepPart_NAME" for a region.
+std::string partName(const dag::Kernel& k, int part);
+// Emits the host-side loop that splits `clip_` into the kernel's parts and calls
+// CALL(part, box) for each (the default part: clip minus every region).
+// `fail` is the statement run when the boxes do not fit (e.g. "return false;").
+void emitPartDispatch(CPrinter& p, const dag::Kernel& k, const std::function<std::string(int, const std::string&)>& call,
+                      const std::string& fail);
 // The default read of an access: "u[p_ - s0_ + 2]".
 std::string accessLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n);
 // The index expression of an access at offset o from p_ ("p_ - s0_ + 2").

@@ -175,6 +175,16 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     p.line("inline long index(const stnc_rt::Layout& L, " + axisArgs(k, "") + ") { return stnc_rt::at(L, " + c[0] +
            ", " + c[1] + ", " + c[2] + "); }");
   }
+  {
+    std::string lo = "{", hi = "{";
+    for (int d = 0; d < 3; ++d) {
+      int a = d - (3 - k.rank());
+      lo += std::string(d ? ", " : "") + (a < 0 ? "0" : "lo[" + std::to_string(a) + "]");
+      hi += std::string(d ? ", " : "") + (a < 0 ? "1" : "hi[" + std::to_string(a) + "]");
+    }
+    p.line("// A box of interior points, lo <= x < hi per axis (axis order of the stencil).");
+    p.line("inline stnc_rt::Box boxOf(const long* lo, const long* hi) { return stnc_rt::Box{" + lo + "}, " + hi + "}}; }");
+  }
   p.line();
   p.line("// Argument checks shared by both backends: extents, layout, null, alignment, aliasing.");
   p.openScope("inline int check(const stnc_rt::Layout& L, const void* const* ptrs, unsigned long align)");
@@ -206,6 +216,8 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.openScope("namespace cpu");
   p.line("// One sweep: every interior point of every output. Halos are read as they are.");
   p.line("int sweep(const stnc_rt::Layout& L_, " + declArgs(k, ArgMode::Sweep) + ");");
+  p.line("// The same restricted to the interior points lo <= x < hi (kRank entries each), e.g. for overlap.");
+  p.line("int sweep_box(const stnc_rt::Layout& L_, const long* lo_, const long* hi_, " + declArgs(k, ArgMode::Sweep) + ");");
   p.line("// Fills the halos of the fields with boundary rules (numpy.pad semantics).");
   std::string fill = declArgs(k, ArgMode::Fill);
   p.line("int fill_boundaries(const stnc_rt::Layout& L_" + (fill.empty() ? "" : ", " + fill) + ");");
@@ -216,6 +228,8 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.openScope("namespace cuda");
   p.line("// As cpu::, on device pointers (128-byte aligned, e.g. from cudaMalloc), asynchronous on `stream`.");
   p.line("cudaError_t sweep(const stnc_rt::Layout& L_, " + declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_ = 0);");
+  p.line("cudaError_t sweep_box(const stnc_rt::Layout& L_, const long* lo_, const long* hi_, " + declArgs(k, ArgMode::Sweep) +
+         ", cudaStream_t stream_ = 0);");
   p.line("cudaError_t fill_boundaries(const stnc_rt::Layout& L_" + (fill.empty() ? "" : ", " + fill) +
          ", cudaStream_t stream_ = 0);");
   p.line("// The step loop runs as a captured CUDA graph (two steps per replay).");

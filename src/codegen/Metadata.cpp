@@ -30,6 +30,13 @@ std::string generateMetadata(const dag::Module& m, const GenOptions& o) {
         if (b.axisMask & (1u << a)) axes.push_back(k.axes[a]);
       kj["boundaries"].push_back({{"field", b.field}, {"rule", dag::boundaryName(b.kind)}, {"axes", axes}});
     }
+    for (const dag::Region& r : k.regions) {
+      nlohmann::ordered_json rj;
+      rj["name"] = r.name;
+      rj["lo"] = std::vector<int>(r.lo.begin(), r.lo.begin() + k.rank());
+      rj["hi"] = std::vector<int>(r.hi.begin(), r.hi.begin() + k.rank());
+      kj["regions"].push_back(rj);
+    }
     kj["entry_cpu"] = entryName(k, "cpu");
     kj["entry_cuda"] = entryName(k, "cuda");
     j["kernels"].push_back(kj);
@@ -38,14 +45,15 @@ std::string generateMetadata(const dag::Module& m, const GenOptions& o) {
   return j.dump(2) + "\n";
 }
 
-std::string usedNamesVoidCast(const dag::Context& ctx, const dag::Kernel& k, bool fillOnly) {
+std::string usedNamesVoidCast(const dag::Context& ctx, const dag::Kernel& k, bool fillOnly, int part) {
   std::set<std::string> used;
   if (!fillOnly) {
-    for (dag::NodeId id : dag::liveNodes(ctx, k)) {
+    for (dag::NodeId id : dag::liveNodes(ctx, k, part)) {
       const dag::Node& n = ctx.node(id);
       if (n.kind == dag::NodeKind::Access || n.kind == dag::NodeKind::Param) used.insert(ctx.name(n.sym));
     }
-    for (const dag::Output& o : k.outputs) used.insert(o.field);
+    for (const dag::Output& o : k.outputs)
+      if (part == -2 || o.region == part) used.insert(o.field);
   } else {
     for (const dag::Boundary& b : k.boundaries) {
       used.insert(b.field);

@@ -4,10 +4,24 @@
 
 namespace stnc::dag {
 
-std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k) {
+std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k) { return liveNodes(ctx, k, -2); }
+
+std::vector<int> kernelParts(const Kernel& k) {
+  std::vector<int> parts;
+  for (int r = -1; r < static_cast<int>(k.regions.size()); ++r)
+    for (const Output& o : k.outputs)
+      if (o.region == r) {
+        parts.push_back(r);
+        break;
+      }
+  return parts;
+}
+
+std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k, int region) {
   std::vector<char> live(ctx.size(), 0);
   std::vector<NodeId> work;
-  for (const Output& o : k.outputs) work.push_back(o.value);
+  for (const Output& o : k.outputs)
+    if (region == -2 || o.region == region) work.push_back(o.value);
   while (!work.empty()) {
     NodeId id = work.back();
     work.pop_back();

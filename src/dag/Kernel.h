@@ -44,9 +44,17 @@ struct Boundary {
   NodeId value = kNoNode;  // Value: an expression of consts and params
 };
 
+// A sub-box of the interior: along axis a, points lo[a] <= x < n[a] + hi[a] (lo >= 0, hi <= 0).
+struct Region {
+  std::string name;
+  std::array<int, 3> lo{0, 0, 0};
+  std::array<int, 3> hi{0, 0, 0};
+};
+
 struct Output {
   std::string field;
   NodeId value;
+  int region = -1;   // index into Kernel::regions; -1 = default (outside every region)
   std::string text;  // the equation as written
   Loc loc;
 };
@@ -93,6 +101,7 @@ struct Kernel {
   std::vector<Output> outputs;
   std::vector<std::pair<std::string, std::string>> swaps;
   std::vector<Boundary> boundaries;
+  std::vector<Region> regions;
   Footprint footprint;  // set by the footprint pass
   Schedule schedule;    // set by the choose-schedule pass
   int rank() const { return static_cast<int>(axes.size()); }
@@ -125,7 +134,11 @@ struct Module {
   }
 };
 
-// Ids of the nodes the kernel's outputs (and boundary values) depend on, ascending (= topological).
+// Ids of the nodes the kernel's outputs depend on, ascending (= topological).
 std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k);
+// The same for the outputs of one region (-1 = the default equations).
+std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k, int region);
+// Regions that have equations, -1 (default) first when it has any; each becomes its own sweep.
+std::vector<int> kernelParts(const Kernel& k);
 
 }  // namespace stnc::dag

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "codegen/Backends.h"
+#include "codegen/mpi/MpiLauncher.h"
 #include "dag/Printer.h"
 #include "driver/Driver.h"
 #include "driver/Files.h"
@@ -133,6 +134,8 @@ int compileMain(int argc, char** argv) {
   app.add_flag("--verify-schedules", verify,
                "Compile the CUDA code with nvcc -Xptxas -v and demote stream schedules that spill or use more than 128 "
                "registers to naive (the report then shows registers and spills)");
+  bool distributed = false;
+  app.add_flag("--distributed", distributed, "Also write FILE_mpi.h: MPI domain-decomposition launchers (docs/DISTRIBUTED.md)");
   addScheduleOptions(app, fe, block);
   addCommonOptions(app, fe);
   try {
@@ -193,6 +196,7 @@ int compileMain(int argc, char** argv) {
   if (target == "cpu" || target == "all") files.push_back({base + ".cpp", codegen::generateCpp(*m, go)});
   if (target == "cuda" || target == "all") files.push_back({base + ".cu", codegen::generateCuda(*m, go)});
   files.push_back({base + ".json", codegen::generateMetadata(*m, go)});
+  if (distributed) files.push_back({base + "_mpi.h", codegen::generateMpiHeader(*m, go)});
   if (!depfile.empty()) {
     std::string deps;
     for (auto& f : files) deps += escapeMake(f.first) + " ";

@@ -50,9 +50,52 @@ class Machine {
   Machine(const dag::Context& ctx, const dag::Kernel& k, const stnc_rt::Layout& L, const double* params)
       : ctx_(ctx), k_(k), L_(L) {
     for (size_t i = 0; i < k.params.size(); ++i) params_.push_back(static_cast<T>(params[i]));
-    std::vector<dag::NodeId> live = dag::liveNodes(ctx, k);
-    std::vector<int> slot(ctx.size(), -1);
-    for (dag::NodeId id : live) {
+    // One sweep per part: the default equations (region -1) first when there are any, then each
+    // region with equations, in declaration order.
+    for (int r = -1; r < static_cast<int>(k.regions.size()); ++r) {
+      Part part;
+      part.region = r;
+      compile(part);
+      if (!part.outputs.empty()) parts_.push_back(std::move(part));
+    }
+  }
+
+  // Internal (3-D) dimension of kernel axis a: a rank-r kernel uses the last r dimensions.
+  int dim(int axis) const { return 3 - k_.rank() + axis; }
+
+  // One sweep: each part over its points (all loads of a point before its stores).
+  void sweep(const std::vector<T*>& f) const {
+    for (const Part& part : parts_) sweepPart(part, f);
+  }
+
+ private:
+  struct Part {
+    int region = -1;
+    std::vector<Instr<T>> prog;
+    std::vector<std::pair<int, int>> outputs;  // (field index, slot)
+  };
+
+  // Liveness from this part's outputs, then one instruction per live node in id order.
+  void compile(Part& part) const {
+    std::vector<char> live(ctx_.size(), 0);
+    std::vector<dag::NodeId> work;
+    for (const dag::Output& o : k_.outputs)
+      if (o.region == part.region) work.push_back(o.value);
+    while (!work.empty()) {
+      dag::NodeId id = work.back();
+      work.pop_back();
+      if (live[id]) continue;
+      live[id] = 1;
+      const dag::Node& n = ctx_.node(id);
+      for (int i = 0; i < n.operandCount(); ++i) work.push_back(n.operands[i]);
+    }
+    std::vector<int> slot(ctx_.size(), -1);
+    auto& prog_ = part.prog;
+    const dag::Context& ctx = ctx_;
+    const dag::Kernel& k = k_;
+    const stnc_rt::Layout& L = L_;
+    for (dag::NodeId id = 0; id < ctx_.size(); ++id) {
+      if (!live[id]) continue;
       const dag::Node& n = ctx.node(id);
       Instr<T> in;
       in.kind = n.kind;
@@ -71,23 +114,42 @@ class Machine {
       slot[id] = static_cast<int>(prog_.size());
       prog_.push_back(in);
     }
-    for (const dag::Output& o : k.outputs) outputs_.push_back({k.fieldIndex(o.field), slot[o.value]});
+    for (const dag::Output& o : k.outputs)
+      if (o.region == part.region) part.outputs.push_back({k.fieldIndex(o.field), slot[o.value]});
   }
 
-  // Internal (3-D) dimension of kernel axis a: a rank-r kernel uses the last r dimensions.
-  int dim(int axis) const { return 3 - k_.rank() + axis; }
+  // Region r holds the interior points with lo[a] <= x_a < n_a + hi[a] along every axis a.
+  bool inRegion(int r, const long c[3]) const {
+    const dag::Region& reg = k_.regions[static_cast<size_t>(r)];
+    for (int a = 0; a < k_.rank(); ++a) {
+      long x = c[dim(a)];
+      if (x < reg.lo[a] || x >= L_.n[dim(a)] + reg.hi[a]) return false;
+    }
+    return true;
+  }
 
-  // One sweep over every interior point. All loads of a point happen before its stores.
-  void sweep(const std::vector<T*>& f) const {
-    std::vector<T> v(prog_.size());
-    for (long x = 0; x < L_.n[0]; ++x)
-      for (long y = 0; y < L_.n[1]; ++y)
-        for (long z = 0; z < L_.n[2]; ++z) {
-          const long p = L_.origin + x * L_.stride[0] + y * L_.stride[1] + z;
-          for (size_t i = 0; i < prog_.size(); ++i) v[i] = eval(prog_[i], v, f, p);
-          for (auto& [field, s] : outputs_) f[field][p] = v[s];
+  // Default equations: the points outside every region.
+  bool inPart(const Part& part, const long c[3]) const {
+    if (part.region >= 0) return inRegion(part.region, c);
+    for (size_t r = 0; r < k_.regions.size(); ++r)
+      if (inRegion(static_cast<int>(r), c)) return false;
+    return true;
+  }
+
+  void sweepPart(const Part& part, const std::vector<T*>& f) const {
+    std::vector<T> v(part.prog.size());
+    long c[3];
+    for (c[0] = 0; c[0] < L_.n[0]; ++c[0])
+      for (c[1] = 0; c[1] < L_.n[1]; ++c[1])
+        for (c[2] = 0; c[2] < L_.n[2]; ++c[2]) {
+          if (!inPart(part, c)) continue;
+          const long p = L_.origin + c[0] * L_.stride[0] + c[1] * L_.stride[1] + c[2];
+          for (size_t i = 0; i < part.prog.size(); ++i) v[i] = eval(part.prog[i], v, f, p);
+          for (auto& [field, s] : part.outputs) f[field][p] = v[s];
         }
   }
+
+ public:
 
   // Fills the halos of the fields with boundary rules: numpy.pad(interior, halo, mode) applied
   // dimension by dimension (dimension 0 first; earlier dimensions over their padded range,
@@ -195,8 +257,7 @@ class Machine {
   const dag::Kernel& k_;
   stnc_rt::Layout L_;
   std::vector<T> params_;
-  std::vector<Instr<T>> prog_;
-  std::vector<std::pair<int, int>> outputs_;  // (field index, slot)
+  std::vector<Part> parts_;
 };
 
 template <typename T>

@@ -20,6 +20,8 @@ using dag::Op;
 
 constexpr size_t kMaxNodes = 4'000'000;
 constexpr long kMaxSumTerms = 100'000;
+constexpr long kMaxEvals = 20'000'000;  // expansion work (defs can double it at each level)
+constexpr int kMaxEvalDepth = 2'000;     // nesting of the expression being lowered (stack use)
 
 struct OffsetItem {
   Offset off;
@@ -33,6 +35,7 @@ struct Binding {
   OffsetItem item{};
   const Expr* arg = nullptr;
   const struct Env* argEnv = nullptr;
+  size_t defDepth = 0;  // DefParam: how many defs were open at the call (the argument's context)
 };
 
 struct Env {
@@ -55,6 +58,8 @@ struct Globals {
   std::map<std::string, std::vector<double>> constValues;  // evaluated consts (arrays have n > 1 or isArray)
   std::set<std::string> constsInProgress;
   bool tooLarge = false;
+  long evals = 0;
+  int depth = 0;
 };
 
 class Lowerer {
@@ -69,11 +74,22 @@ class Lowerer {
   }
 
   NodeId eval(const Expr& e, const Env* env, Offset shift) {
-    if (ctx_.size() > kMaxNodes) {
-      if (!g_.tooLarge) g_.diags.report(DiagId::err_too_large, e.loc) << "this expression" << kMaxNodes;
+    if (ctx_.size() > kMaxNodes || ++g_.evals > kMaxEvals) {
+      if (!g_.tooLarge)
+        g_.diags.report(DiagId::err_too_large, e.loc)
+            << "this expression" << (g_.evals > kMaxEvals ? kMaxEvals : static_cast<long>(kMaxNodes));
       g_.tooLarge = true;
       return kNoNode;
     }
+    if (g_.depth >= kMaxEvalDepth) {
+      if (!g_.tooLarge) g_.diags.report(DiagId::err_too_deep, e.loc) << kMaxEvalDepth;
+      g_.tooLarge = true;
+      return kNoNode;
+    }
+    struct DepthGuard {
+      int& d;
+      ~DepthGuard() { --d; }
+    } guard{++g_.depth};
     switch (e.kind) {
       case ExprKind::Number: return ctx_.constant(e.number);
       case ExprKind::Name: return evalName(e, env, shift);
@@ -210,7 +226,7 @@ class Lowerer {
         case Binding::Kind::OffsetVar:
           g_.diags.report(DiagId::err_offsets_value, e.loc) << n;
           return kNoNode;
-        case Binding::Kind::DefParam: return eval(*b->arg, b->argEnv, shift);
+        case Binding::Kind::DefParam: return evalArg(*b, shift);
       }
     }
     if (s_) {
@@ -306,7 +322,7 @@ class Lowerer {
       if (!s_) return notIndexable(e, "a def parameter outside a stencil");
       Offset off;
       if (!indexShift(e, env, off)) return kNoNode;
-      return eval(*b->arg, b->argEnv, shift + off);
+      return evalArg(*b, shift + off);
     }
     if (b) return notIndexable(e, b->kind == Binding::Kind::Int ? "a sum index" : "an offset variable");
     if (s_ && (fieldRoles_.count(n) || lets_.count(n))) {
@@ -341,6 +357,16 @@ class Lowerer {
     }
     g_.diags.report(DiagId::err_unknown_name, e.loc) << n;
     return kNoNode;
+  }
+
+  // A def argument belongs to the caller: evaluate it with only the defs that were open at the
+  // call, so that d(d(u)) (the argument of d calls d) is not mistaken for recursion.
+  NodeId evalArg(const Binding& b, Offset shift) {
+    std::vector<const ast::DefDecl*> inner(defStack_.begin() + static_cast<long>(b.defDepth), defStack_.end());
+    defStack_.resize(b.defDepth);
+    NodeId r = eval(*b.arg, b.argEnv, shift);
+    defStack_.insert(defStack_.end(), inner.begin(), inner.end());
+    return r;
   }
 
   NodeId notIndexable(const Expr& e, const char* what) {
@@ -399,6 +425,7 @@ class Lowerer {
       b.kind = Binding::Kind::DefParam;
       b.arg = e.args[i].get();
       b.argEnv = env;
+      b.defDepth = defStack_.size();
       inner.names[d->params[i].name] = b;
     }
     defStack_.push_back(d);
@@ -429,6 +456,11 @@ class Lowerer {
       if (!global.evalInt(*o->radius, nullptr, "an offsets radius", r)) return false;
       if (r < 0) {
         g_.diags.report(DiagId::err_not_integer, o->radius->loc) << "an offsets radius (>= 0)" << r;
+        return false;
+      }
+      double count = o->shape.name == "star" ? 1.0 + 2.0 * r * rank : std::pow(2.0 * r + 1.0, rank);
+      if (count > static_cast<double>(kMaxSumTerms)) {
+        g_.diags.report(DiagId::err_too_large, o->radius->loc) << "this offsets shape" << kMaxSumTerms;
         return false;
       }
       if (o->shape.name == "star") {
@@ -598,12 +630,31 @@ dag::Kernel lowerStencil(Globals& g, const ast::StencilDecl& s) {
     k.paramLocs.push_back(p.loc);
   }
   Lowerer l(g, &s);
+  for (auto& r : s.regions) {
+    dag::Region reg;
+    reg.name = r.id.name;
+    for (size_t a = 0; a < r.ranges.size() && a < 3; ++a) {
+      auto bound = [&](const ast::ExprP& e, int& out, bool isLo) {
+        if (!e) return;
+        if (!l.evalInt(*e, nullptr, "a region bound", out)) return;
+        if (isLo ? out < 0 : out > 0)
+          g.diags.report(DiagId::err_region_bound, e->loc) << out << (isLo ? ">= 0" : "<= 0");
+      };
+      bound(r.ranges[a].first, reg.lo[a], true);
+      bound(r.ranges[a].second, reg.hi[a], false);
+    }
+    k.regions.push_back(reg);
+  }
   for (auto& eq : s.equations) {
     NodeId v = l.real(*eq.value, nullptr, {});
-    if (v != kNoNode) k.outputs.push_back({eq.target.name, v, eq.text, eq.target.loc});
+    int region = -1;
+    for (size_t r = 0; r < s.regions.size(); ++r)
+      if (s.regions[r].id.name == eq.region.name) region = static_cast<int>(r);
+    if (v != kNoNode) k.outputs.push_back({eq.target.name, v, region, eq.text, eq.target.loc});
   }
-  // Outputs in field declaration order, so generated signatures follow the declarations.
+  // Outputs by region, then in field declaration order, so generated code follows the declarations.
   std::stable_sort(k.outputs.begin(), k.outputs.end(), [&](const dag::Output& a, const dag::Output& b) {
+    if (a.region != b.region) return a.region < b.region;
     return k.fieldIndex(a.field) < k.fieldIndex(b.field);
   });
   for (auto& sw : s.swaps) k.swaps.push_back({sw.a.name, sw.b.name});

@@ -83,6 +83,13 @@ class DeclChecker {
     for (auto& f : s.fields) local(f.id);
     for (auto& p : s.params) local(p);
     for (auto& l : s.lets) local(l.id);
+    std::set<std::string> regions;
+    for (auto& r : s.regions) {
+      local(r.id);
+      regions.insert(r.id.name);
+      if (r.ranges.size() != s.axes.size())
+        diags_.report(DiagId::err_region_rank, r.id.loc) << r.id.name << r.ranges.size() << s.axes.size();
+    }
 
     std::map<std::string, const ast::FieldDecl*> fields;
     for (auto& f : s.fields) fields.emplace(f.id.name, &f);
@@ -90,8 +97,13 @@ class DeclChecker {
     for (auto& f : s.fields) hasOutput |= f.role != ast::FieldRole::In;
     if (!hasOutput) diags_.report(DiagId::err_no_outputs, s.id.loc) << s.id.name;
 
-    std::map<std::string, Loc> assigned;
+    std::map<std::string, Loc> assigned;     // "region/field" -> first assignment
+    std::set<std::string> writtenSomewhere;  // fields
     for (auto& eq : s.equations) {
+      if (!eq.region.name.empty() && !regions.count(eq.region.name)) {
+        diags_.report(DiagId::err_unknown_region, eq.region.loc) << eq.region.name << s.id.name;
+        continue;
+      }
       auto it = fields.find(eq.target.name);
       if (it == fields.end()) {
         diags_.report(DiagId::err_assign_unknown, eq.target.loc) << eq.target.name;
@@ -101,16 +113,18 @@ class DeclChecker {
         diags_.report(DiagId::err_assign_to_input, eq.target.loc) << eq.target.name << "an 'in' field";
         continue;
       }
-      auto prev = assigned.find(eq.target.name);
+      const std::string key = eq.region.name + "/" + eq.target.name;
+      auto prev = assigned.find(key);
       if (prev != assigned.end()) {
         diags_.report(DiagId::err_output_written_twice, eq.target.loc).note(DiagId::note_previous, prev->second)
             << eq.target.name;
         continue;
       }
-      assigned[eq.target.name] = eq.target.loc;
+      assigned[key] = eq.target.loc;
+      writtenSomewhere.insert(eq.target.name);
     }
     for (auto& f : s.fields)
-      if (f.role != ast::FieldRole::In && !assigned.count(f.id.name))
+      if (f.role != ast::FieldRole::In && !writtenSomewhere.count(f.id.name))
         diags_.report(DiagId::err_output_not_written, f.id.loc) << f.id.name << s.id.name;
 
     std::set<std::string> swapped;
@@ -164,6 +178,7 @@ class DeclChecker {
         continue;
       }
       const ast::StencilDecl* s = it->second;
+      if (!s->regions.empty()) diags_.report(DiagId::err_group_regions, m.loc) << g.id.name << s->id.name;
       if (!first) {
         first = s;
         continue;

@@ -81,6 +81,7 @@ struct LetStmt {
 
 struct Equation {
   Named target;
+  Named region;  // empty name: the default equation (everywhere outside the stencil's regions)
   ExprP value;
   std::string text;  // the statement as written, for comments in generated code
 };
@@ -98,6 +99,12 @@ struct BoundaryStmt {
   ExprP value;              // value(EXPR)
 };
 
+// region NAME = [lo:hi, ...];  a sub-box of the interior (lo from the start, hi <= 0 from the end).
+struct RegionDecl {
+  Named id;
+  std::vector<std::pair<ExprP, ExprP>> ranges;  // null = 0
+};
+
 struct StencilDecl {
   Named id;
   std::vector<Named> axes;
@@ -108,6 +115,7 @@ struct StencilDecl {
   std::vector<Equation> equations;
   std::vector<SwapStmt> swaps;
   std::vector<BoundaryStmt> boundaries;
+  std::vector<RegionDecl> regions;
 };
 
 struct GroupDecl {

@@ -61,7 +61,13 @@ void printAst(std::ostream& os, const ast::Module& m) {
     for (auto& f : s.fields) os << "  (" << ast::roleName(f.role) << " " << f.id.name << ")\n";
     for (auto& p : s.params) os << "  (param " << p.name << ")\n";
     for (auto& l : s.lets) os << "  (let " << l.id.name << " " << exprToString(*l.value) << ")\n";
-    for (auto& e : s.equations) os << "  (= " << e.target.name << " " << exprToString(*e.value) << ")\n";
+    for (auto& r : s.regions) {
+      os << "  (region " << r.id.name;
+      for (auto& [lo, hi] : r.ranges) os << " " << (lo ? exprToString(*lo) : "0") << ":" << (hi ? exprToString(*hi) : "0");
+      os << ")\n";
+    }
+    for (auto& e : s.equations)
+      os << "  (= " << e.target.name << (e.region.name.empty() ? "" : " @" + e.region.name) << " " << exprToString(*e.value) << ")\n";
     for (auto& w : s.swaps) os << "  (swap " << w.a.name << " " << w.b.name << ")\n";
     for (auto& b : s.boundaries) {
       os << "  (boundary " << b.field.name;

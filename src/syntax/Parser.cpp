@@ -1,5 +1,7 @@
 #include "syntax/Parser.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include "StnLexer.h"
@@ -145,8 +147,19 @@ class AstBuilder {
         b.rule = named(x->ID(1));
         if (x->expr()) b.value = expr(x->expr());
         s.boundaries.push_back(std::move(b));
+      } else if (auto* x = dynamic_cast<P::RegionStmtContext*>(st)) {
+        ast::RegionDecl r;
+        r.id = named(x->ID());
+        for (auto* rr : x->regionRange())
+          r.ranges.push_back({rr->lo ? exprOf(rr->lo) : nullptr, rr->hi ? exprOf(rr->hi) : nullptr});
+        s.regions.push_back(std::move(r));
       } else if (auto* x = dynamic_cast<P::EquationStmtContext*>(st)) {
-        s.equations.push_back({named(x->ID()), expr(x->expr()), sourceText(x)});
+        ast::Equation eq;
+        eq.target = named(x->ID(0));
+        eq.value = expr(x->expr());
+        eq.text = sourceText(x);
+        if (x->ID().size() > 1) eq.region = named(x->ID(1));
+        s.equations.push_back(std::move(eq));
       }
     }
     return s;
@@ -247,6 +260,45 @@ class AstBuilder {
   DiagEngine& diags_;
 };
 
+// The offset of the first byte where `s` is not valid UTF-8, or npos (ANTLR's input stream throws
+// std::range_error on such input).
+size_t invalidUtf8(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >= 0xC2 && c <= 0xDF) ? 2 : (c >= 0xE0 && c <= 0xEF) ? 3 : (c >= 0xF0 && c <= 0xF4) ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return i;
+    for (size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
+    unsigned char c1 = len > 1 ? static_cast<unsigned char>(s[i + 1]) : 0;
+    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F))
+      return i;  // overlong, surrogate or beyond U+10FFFF
+    i += len;
+  }
+  return std::string::npos;
+}
+
+// The parser is recursive descent: deeply nested input ("((((...", "- - - ...", "sum(..) sum(..) ...")
+// would overflow the stack here and in the recursive stages after it. Rule nesting is capped
+// (about 140 levels of parentheses) and reported as an error at the token where it happens.
+constexpr size_t kMaxParseDepth = 1000;
+struct TooDeep {
+  size_t line, col;
+};
+class GuardedParser : public StnParser {
+ public:
+  using StnParser::StnParser;
+  void enterRule(antlr4::ParserRuleContext* ctx, size_t state, size_t rule) override {
+    size_t depth = 0;
+    for (antlr4::tree::ParseTree* p = ctx; p && depth <= kMaxParseDepth; p = p->parent) ++depth;
+    if (depth > kMaxParseDepth) {
+      antlr4::Token* t = getCurrentToken();
+      throw TooDeep{t ? t->getLine() : 1, t ? t->getCharPositionInLine() + 1 : 1};
+    }
+    StnParser::enterRule(ctx, state, rule);
+  }
+};
+
 }  // namespace
 
 bool parseNumber(const std::string& text, double& value) {
@@ -257,16 +309,34 @@ bool parseNumber(const std::string& text, double& value) {
 }
 
 std::optional<ast::Module> parseModule(const SourceManager& sm, uint32_t file, DiagEngine& diags) {
-  antlr4::ANTLRInputStream input(sm.text(file));
+  const std::string& text = sm.text(file);
+  if (size_t bad = invalidUtf8(text); bad != std::string::npos) {
+    size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(bad), '\n'));
+    size_t nl = text.rfind('\n', bad == 0 ? std::string::npos : bad - 1);
+    size_t col = bad == 0 || nl == std::string::npos ? bad + 1 : bad - nl;
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned char>(text[bad]));
+    diags.report(DiagId::err_syntax, {file, static_cast<uint32_t>(line), static_cast<uint32_t>(col)})
+        << std::string("invalid UTF-8 byte ") + hex + " (source files are UTF-8)";
+    return std::nullopt;
+  }
+  antlr4::ANTLRInputStream input(text);
   StnLexer lexer(&input);
   ErrorCollector errors(diags, file);
   lexer.removeErrorListeners();
   lexer.addErrorListener(&errors);
   antlr4::CommonTokenStream tokens(&lexer);
-  StnParser parser(&tokens);
+  GuardedParser parser(&tokens);
   parser.removeErrorListeners();
   parser.addErrorListener(&errors);
-  P::ProgramContext* tree = parser.program();
+  P::ProgramContext* tree = nullptr;
+  try {
+    tree = parser.program();
+  } catch (const TooDeep& d) {
+    diags.report(DiagId::err_syntax, {file, static_cast<uint32_t>(d.line), static_cast<uint32_t>(d.col)})
+        << "nesting too deep (more than " + std::to_string(kMaxParseDepth) + " grammar levels)";
+    return std::nullopt;
+  }
   if (errors.count > 0) return std::nullopt;
   int before = diags.errorCount();
   AstBuilder builder(file, sm.text(file), diags);

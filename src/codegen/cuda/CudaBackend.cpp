@@ -59,51 +59,55 @@ void emitBlockConstants(CPrinter& p, const dag::Kernel& k) {
   p.line("constexpr int kBlockY = " + std::to_string(k.schedule.blockY) + ";");
 }
 
-void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
-  emitBlockConstants(p, k);
-  p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY) sweepKernel(const stnc_rt::Layout L_, " +
-              restrictArgs(k) + ")");
-  std::string unused = usedNamesVoidCast(m.ctx, k, false);
+std::string launchName(const dag::Kernel& k, int part) {
+  return part < 0 ? "launchPart" : "launchPart_" + cIdent(k.regions[part].name);
+}
+
+void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part) {
+  const std::string kname = partName(k, part);
+  p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY) " + kname +
+              "(const stnc_rt::Layout L_, const stnc_rt::Box B_, " + restrictArgs(k) + ")");
+  std::string unused = usedNamesVoidCast(m.ctx, k, false, part);
   if (!unused.empty()) p.line(unused);
   p.line("const long s0_ = L_.stride[0];");
   p.line("const long s1_ = L_.stride[1];");
   p.line("(void)s0_; (void)s1_;");
-  p.openScope("for (long x_ = blockIdx.z; x_ < L_.n[0]; x_ += gridDim.z)");
-  p.openScope("for (long y_ = blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y; y_ < L_.n[1]; y_ += static_cast<long>(gridDim.y) * kBlockY)");
-  p.openScope("for (long z_ = blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x; z_ < L_.n[2]; z_ += static_cast<long>(gridDim.x) * kBlockX)");
+  p.openScope("for (long x_ = B_.lo[0] + blockIdx.z; x_ < B_.hi[0]; x_ += gridDim.z)");
+  p.openScope("for (long y_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y; y_ < B_.hi[1]; y_ += static_cast<long>(gridDim.y) * kBlockY)");
+  p.openScope("for (long z_ = B_.lo[2] + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x; z_ < B_.hi[2]; z_ += static_cast<long>(gridDim.x) * kBlockX)");
   p.line("const long p_ = stnc_rt::at(L_, x_, y_, z_);");
-  emitPointBody(p, m.ctx, k);
+  emitPointBody(p, m.ctx, k, part);
   p.closeScope("for z_");
   p.closeScope("for y_");
   p.closeScope("for x_");
-  p.closeScope("sweepKernel");
+  p.closeScope(kname);
   p.line();
-  p.openScope("cudaError_t launchSweep(const stnc_rt::Layout& L_, " + declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
+  p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " +
+              declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
   p.line("auto cap_ = [](long v, long m) { return static_cast<unsigned>(v < m ? v : m); };");
   p.line("const dim3 block_(kBlockX, kBlockY, 1);");
-  p.line("const dim3 grid_(cap_((L_.n[2] + kBlockX - 1) / kBlockX, 1L << 20), cap_((L_.n[1] + kBlockY - 1) / kBlockY, 65535), cap_(L_.n[0], 65535));");
-  p.line("sweepKernel<<<grid_, block_, 0, stream_>>>(L_, " + callArgs(k, ArgMode::Sweep) + ");");
+  p.line("const dim3 grid_(cap_((B_.hi[2] - B_.lo[2] + kBlockX - 1) / kBlockX, 1L << 20), cap_((B_.hi[1] - B_.lo[1] + kBlockY - 1) / kBlockY, 65535), cap_(B_.hi[0] - B_.lo[0], 65535));");
+  p.line(kname + "<<<grid_, block_, 0, stream_>>>(L_, B_, " + callArgs(k, ArgMode::Sweep) + ");");
   p.line("return cudaGetLastError();");
-  p.closeScope("launchSweep");
+  p.closeScope(launchName(k, part));
 }
 
-void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
+void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part) {
   const std::string real = dag::elemCType(k.type);
+  const std::string kname = partName(k, part);
   std::vector<Queue> qs = queuesOf(m.ctx, k);
-  emitBlockConstants(p, k);
-  p.line("constexpr long kChunk = " + std::to_string(k.schedule.chunk) + ";  // points of dim 0 per block; 0 = sized at launch");
-  p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY) sweepKernel(const stnc_rt::Layout L_, const long chunk_, " +
-              restrictArgs(k) + ")");
-  std::string unused = usedNamesVoidCast(m.ctx, k, false);
+  p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY) " + kname +
+              "(const stnc_rt::Layout L_, const stnc_rt::Box B_, const long chunk_, " + restrictArgs(k) + ")");
+  std::string unused = usedNamesVoidCast(m.ctx, k, false, part);
   if (!unused.empty()) p.line(unused);
   p.line("const long s0_ = L_.stride[0];");
   p.line("const long s1_ = L_.stride[1];");
   p.line("(void)s1_;");
-  p.line("const long z_ = blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
-  p.line("const long y_ = blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y;");
-  p.line("if (z_ >= L_.n[2] || y_ >= L_.n[1]) return;  // no block-wide barrier follows");
-  p.line("const long x0_ = blockIdx.z * chunk_;");
-  p.line("const long x1_ = x0_ + chunk_ < L_.n[0] ? x0_ + chunk_ : L_.n[0];");
+  p.line("const long z_ = B_.lo[2] + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
+  p.line("const long y_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y;");
+  p.line("if (z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;  // no block-wide barrier follows");
+  p.line("const long x0_ = B_.lo[0] + blockIdx.z * chunk_;");
+  p.line("const long x1_ = x0_ + chunk_ < B_.hi[0] ? x0_ + chunk_ : B_.hi[0];");
   p.line("long p_ = stnc_rt::at(L_, x0_, y_, z_);");
   for (const Queue& q : qs) {
     p.line("// register queue: " + q.field + " at " + k.axes[0] + std::to_string(q.lo) + " .. " + k.axes[0] + "+" + std::to_string(q.hi));
@@ -120,7 +124,7 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     o.d[0] = q.hi;
     p.line(slotName(q.field, q.hi) + " = " + cIdent(q.field) + "[" + offsetIndex(k, o) + "];  // the one new load of " + q.field);
   }
-  emitPointBody(p, m.ctx, k, [&](const dag::Node& n) {
+  emitPointBody(p, m.ctx, k, part, [&](const dag::Node& n) {
     for (const Queue& q : qs)
       if (q.field == m.ctx.name(n.sym) && n.offset.d[1] == 0 && n.offset.d[2] == 0) return slotName(q.field, n.offset.d[0]);
     return accessLoad(m.ctx, k, n);
@@ -132,32 +136,52 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     p.line(rot);
   }
   p.closeScope("for x_");
-  p.closeScope("sweepKernel");
+  p.closeScope(kname);
   p.line();
-  p.openScope("cudaError_t launchSweep(const stnc_rt::Layout& L_, " + declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
+  p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " +
+              declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
   p.line("static int sms_ = 0;  // multiprocessors of the current device, read once");
   p.openScope("if (sms_ == 0)");
   p.line("int dev_ = 0;");
   p.line("if (cudaGetDevice(&dev_) != cudaSuccess || cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev_) != cudaSuccess || sms_ <= 0) sms_ = 132;");
   p.closeScope("");
-  p.line("const long gx_ = (L_.n[2] + kBlockX - 1) / kBlockX, gy_ = (L_.n[1] + kBlockY - 1) / kBlockY;");
+  p.line("const long nx_ = B_.hi[0] - B_.lo[0];");
+  p.line("const long gx_ = (B_.hi[2] - B_.lo[2] + kBlockX - 1) / kBlockX, gy_ = (B_.hi[1] - B_.lo[1] + kBlockY - 1) / kBlockY;");
   p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
   p.line("// Enough blocks for ~8 resident 256-thread blocks per SM; longer chunks amortise the queue prologue.");
-  p.line("long chunk_ = kChunk > 0 ? kChunk : (L_.n[0] * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");
+  p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");
   p.line("if (chunk_ < 1) chunk_ = 1;");
-  p.line("if (chunk_ > L_.n[0]) chunk_ = L_.n[0];");
-  p.line("const long gz_ = (L_.n[0] + chunk_ - 1) / chunk_;");
-  p.line("if (gz_ > 65535) chunk_ = (L_.n[0] + 65534) / 65535;");
+  p.line("if (chunk_ > nx_) chunk_ = nx_;");
+  p.line("if ((nx_ + chunk_ - 1) / chunk_ > 65535) chunk_ = (nx_ + 65534) / 65535;");
   p.line("const dim3 block_(kBlockX, kBlockY, 1);");
-  p.line("const dim3 grid_(static_cast<unsigned>(gx_), static_cast<unsigned>(gy_), static_cast<unsigned>((L_.n[0] + chunk_ - 1) / chunk_));");
-  p.line("sweepKernel<<<grid_, block_, 0, stream_>>>(L_, chunk_, " + callArgs(k, ArgMode::Sweep) + ");");
+  p.line("const dim3 grid_(static_cast<unsigned>(gx_), static_cast<unsigned>(gy_), static_cast<unsigned>((nx_ + chunk_ - 1) / chunk_));");
+  p.line(kname + "<<<grid_, block_, 0, stream_>>>(L_, B_, chunk_, " + callArgs(k, ArgMode::Sweep) + ");");
   p.line("return cudaGetLastError();");
-  p.closeScope("launchSweep");
+  p.closeScope(launchName(k, part));
 }
 
 void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
-  if (k.schedule.strategy == dag::Strategy::Stream) emitStream(p, m, k);
-  else emitNaive(p, m, k);
+  emitBlockConstants(p, k);
+  if (k.schedule.strategy == dag::Strategy::Stream)
+    p.line("constexpr long kChunk = " + std::to_string(k.schedule.chunk) + ";  // points of dim 0 per block; 0 = sized at launch");
+  for (int part : dag::kernelParts(k)) {
+    if (part >= 0) p.line("// region " + k.regions[part].name);
+    if (k.schedule.strategy == dag::Strategy::Stream) emitStream(p, m, k, part);
+    else emitNaive(p, m, k, part);
+  }
+  p.line("// Every part of the kernel over the interior points inside clip_ (host-side box split, one launch per box).");
+  p.openScope("cudaError_t launchSweep(const stnc_rt::Layout& L_, const stnc_rt::Box& clip_, " + declArgs(k, ArgMode::Sweep) +
+              ", cudaStream_t stream_)");
+  p.line("cudaError_t e_ = cudaSuccess;");
+  const std::string args = callArgs(k, ArgMode::Sweep);
+  emitPartDispatch(
+      p, k,
+      [&](int part, const std::string& box) {
+        return "if ((e_ = " + launchName(k, part) + "(L_, " + box + ", " + args + ", stream_)) != cudaSuccess) return e_";
+      },
+      "return cudaErrorInvalidValue;");
+  p.line("return e_;");
+  p.closeScope("launchSweep");
 }
 
 void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
@@ -195,8 +219,14 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.openScope("cudaError_t sweep(const stnc_rt::Layout& L_, " + declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
   p.line("const void* ptrs_[kFieldCount] = {" + ptrs + "};");
   p.line("if (int s_ = check(L_, ptrs_, 128)) return toCuda(s_);");
-  p.line("return launchSweep(L_, " + sweepCall + ", stream_);");
+  p.line("return launchSweep(L_, stnc_rt::interiorBox(L_), " + sweepCall + ", stream_);");
   p.closeScope("sweep");
+  p.openScope("cudaError_t sweep_box(const stnc_rt::Layout& L_, const long* lo_, const long* hi_, " + declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
+  p.line("const void* ptrs_[kFieldCount] = {" + ptrs + "};");
+  p.line("if (int s_ = check(L_, ptrs_, 128)) return toCuda(s_);");
+  p.line("if (!lo_ || !hi_) return cudaErrorInvalidValue;");
+  p.line("return launchSweep(L_, stnc_rt::intersect(stnc_rt::interiorBox(L_), boxOf(lo_, hi_)), " + sweepCall + ", stream_);");
+  p.closeScope("sweep_box");
   p.openScope("cudaError_t fill_boundaries(const stnc_rt::Layout& L_" + (fillDecl.empty() ? "" : ", " + fillDecl) +
               ", cudaStream_t stream_)");
   p.line("if (L_.count == 0) return cudaErrorInvalidValue;");
@@ -211,7 +241,7 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("// One step: fill boundaries, sweep, swap the pairs (pointer roles).");
   p.openScope("auto oneStep_ = [&](cudaStream_t st_)");
   p.line("if (e_ == cudaSuccess) e_ = launchFill(" + fillArgs + ", st_);");
-  p.line("if (e_ == cudaSuccess) e_ = launchSweep(L_, " + sweepCall + ", st_);");
+  p.line("if (e_ == cudaSuccess) e_ = launchSweep(L_, stnc_rt::interiorBox(L_), " + sweepCall + ", st_);");
   for (auto& [a, b] : k.swaps) p.line("std::swap(" + cIdent(a) + ", " + cIdent(b) + ");");
   p.closeScope("oneStep_", ";");
   p.openScope("if (steps_ < 4)");

@@ -78,6 +78,72 @@ STNC_HD inline long at(const Layout& L, long x, long y, long z) {
   return L.origin + x * L.stride[0] + y * L.stride[1] + z;
 }
 
+// A box of interior points: lo[d] <= x < hi[d] per internal dimension.
+struct Box {
+  long lo[3];
+  long hi[3];
+};
+
+STNC_HD inline bool boxEmpty(const Box& b) {
+  return b.lo[0] >= b.hi[0] || b.lo[1] >= b.hi[1] || b.lo[2] >= b.hi[2];
+}
+
+inline Box interiorBox(const Layout& L) { return Box{{0, 0, 0}, {L.n[0], L.n[1], L.n[2]}}; }
+
+inline Box intersect(const Box& a, const Box& b) {
+  Box r;
+  for (int d = 0; d < 3; ++d) {
+    r.lo[d] = a.lo[d] > b.lo[d] ? a.lo[d] : b.lo[d];
+    r.hi[d] = a.hi[d] < b.hi[d] ? a.hi[d] : b.hi[d];
+  }
+  return r;
+}
+
+// The box of a region: lo[d] <= x < n[d] + hi[d] (hi <= 0 counts from the end).
+inline Box regionBox(const Layout& L, const int lo[3], const int hi[3]) {
+  Box r;
+  for (int d = 0; d < 3; ++d) {
+    r.lo[d] = lo[d];
+    r.hi[d] = L.n[d] + hi[d];
+  }
+  return intersect(r, interiorBox(L));
+}
+
+// Replaces boxes[0..n) by their parts outside `hole` (each box splits into at most 6 disjoint
+// slabs: below/above the hole along dim 0, then dim 1, then dim 2). Returns the new count, or -1
+// if more than `cap` boxes would be needed.
+inline int subtractBox(Box* boxes, int n, int cap, const Box& hole) {
+  Box out[64];
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    Box a = boxes[i];
+    if (boxEmpty(intersect(a, hole))) {
+      if (m == 64) return -1;
+      out[m++] = a;
+      continue;
+    }
+    for (int d = 0; d < 3; ++d) {
+      if (a.lo[d] < hole.lo[d]) {
+        Box s = a;
+        s.hi[d] = hole.lo[d];
+        if (m == 64) return -1;
+        out[m++] = s;
+        a.lo[d] = hole.lo[d];
+      }
+      if (hole.hi[d] < a.hi[d]) {
+        Box s = a;
+        s.lo[d] = hole.hi[d];
+        if (m == 64) return -1;
+        out[m++] = s;
+        a.hi[d] = hole.hi[d];
+      }
+    }
+  }
+  if (m > cap) return -1;
+  for (int i = 0; i < m; ++i) boxes[i] = out[i];
+  return m;
+}
+
 // Boundary rules: the filled halo equals numpy.pad(interior, halo, mode) for
 // periodic = 'wrap', value = 'constant', clamp = 'edge', mirror = 'symmetric'.
 enum BoundaryKind : int { kPeriodic = 0, kValue = 1, kClamp = 2, kMirror = 3 };

@@ -1,0 +1,864 @@
+// stnc MPI runtime: domain decomposition, halo exchange, global-boundary fills, overlapped step
+// loop and gather/scatter for the distributed launchers of `stnc FILE.stn --distributed`.
+// This file is embedded verbatim into every FILE_mpi.h (after FILE.h, which embeds
+// stnc_runtime.h), guarded so several generated headers can be included together. The per-kernel
+// wrappers in namespace stn::K::mpi pass the kernel's constexpr tables (KernelSpec) and a sweep
+// callback to the templates below. See docs/DISTRIBUTED.md.
+//
+// Embedding: MpiLauncher.cpp defines STNC_MPI_RUNTIME_AS_STRING and includes this file inside an
+// initializer, so the text between the two markers below becomes one raw string literal (the
+// preprocessor does not look inside a raw string); the generator strips the marker lines.
+#ifdef STNC_MPI_RUNTIME_AS_STRING
+R"stnc_mpi_rt(
+#endif
+#ifndef STNC_MPI_RUNTIME_H_V1
+#define STNC_MPI_RUNTIME_H_V1
+#ifndef STNC_RUNTIME_H_V1
+#include "../runtime/stnc_runtime.h"  // only when this file is compiled on its own
+#endif
+#include <mpi.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+#include <vector>
+#if defined(__CUDACC__) || defined(STNC_WITH_CUDA)
+#include <cuda_runtime.h>
+#if defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support()
+#endif
+#endif
+#endif
+
+namespace stnc_mpi {
+
+// Status codes beyond stnc_rt::Status.
+enum Status : int {
+  kMpiError = 16,      // an MPI call returned an error (only with an error handler that returns)
+  kTooSmall = 17,      // a rank would get fewer points than the halo along a split axis
+  kWrongDomain = 18,   // the Domain was made for another kernel, or not made at all
+  kCudaError = 19,     // a CUDA call failed (cudaGetLastError() has the details)
+  kCountOverflow = 20  // a gather/scatter message exceeds INT_MAX elements
+};
+
+inline const char* statusName(int s) {
+  switch (s) {
+    case kMpiError: return "an MPI call failed";
+    case kTooSmall: return "a rank's share of a split axis is smaller than the halo (use fewer ranks or other dims)";
+    case kWrongDomain: return "the domain was not made for this kernel";
+    case kCudaError: return "a CUDA call failed";
+    case kCountOverflow: return "a gather/scatter message exceeds INT_MAX elements";
+    default: return stnc_rt::statusName(s);
+  }
+}
+
+template <typename T>
+inline MPI_Datatype mpiType();
+template <>
+inline MPI_Datatype mpiType<double>() { return MPI_DOUBLE; }
+template <>
+inline MPI_Datatype mpiType<float>() { return MPI_FLOAT; }
+
+enum : int { kNoRule = -1 };
+
+// What the exchange needs to know about a kernel; the tables are generated per kernel, indexed
+// [field][internal dimension] (rank-r kernels use the last r dimensions).
+struct KernelSpec {
+  int rank;
+  int fieldCount;
+  const int (*lo)[3];    // halo cells a field is read at below the interior (0: not read there)
+  const int (*hi)[3];    // ... above the interior
+  const int (*rule)[3];  // stnc_rt::BoundaryKind of the field's rule along the dimension, or kNoRule
+  const bool* constant;  // never written (an `in` field in no swap pair): exchanged once per call
+  int halo[3];           // the kernel's halo per internal dimension (kHaloInternal)
+  int elemBytes;
+  bool corners;  // some field is read at an offset along two or more axes: exchange axis by axis
+};
+
+// A box of cells in a rank's interior coordinates: lo[d] <= x < hi[d] (halo cells are < 0 or >= n).
+struct Box3 {
+  long lo[3];
+  long hi[3];
+};
+
+inline long boxCount(const Box3& b) {
+  long c = 1;
+  for (int d = 0; d < 3; ++d) c *= b.hi[d] > b.lo[d] ? b.hi[d] - b.lo[d] : 0;
+  return c;
+}
+
+inline bool boxEmpty(const Box3& b) { return boxCount(b) == 0; }
+
+// The layout of a sub-box of L's interior: same strides and pitch, origin moved to the box's first
+// point. Every generated sweep reads only L.n, L.stride and L.origin, so sweep(subLayout(L, b), ...)
+// computes exactly the points of b, each with the same code as a full sweep.
+inline stnc_rt::Layout subLayout(const stnc_rt::Layout& L, const Box3& b) {
+  stnc_rt::Layout S = L;
+  for (int d = 0; d < 3; ++d) S.n[d] = b.hi[d] - b.lo[d];
+  S.origin = stnc_rt::at(L, b.lo[0], b.lo[1], b.lo[2]);
+  return S;
+}
+
+// N points over `parts` ranks: the first N % parts ranks get one more.
+inline void splitExtent(long N, int parts, int c, long& n, long& offset) {
+  const long q = N / parts, r = N % parts;
+  n = q + (c < r ? 1 : 0);
+  offset = c * q + (c < r ? c : r);
+}
+
+// One halo message: a box of one field sent to or received from the neighbour along `dim`.
+struct Message {
+  int field, dim;
+  bool send;
+  int peer, tag;
+  Box3 box;
+  size_t offset;  // into the send or receive buffer, in elements
+  long count;
+};
+
+// A boundary rule applied locally on one side (the rank owns that side of the global boundary).
+struct FillOp {
+  int field, dim, side, kind;
+};
+
+struct Plan {
+  bool built = false;
+  std::vector<Message> msgs[3];  // per dimension (the exchange phases)
+  std::vector<FillOp> fills[3];
+  size_t sendElems = 0, recvElems = 0;
+  Box3 inner{};  // interior points that read no halo cell this step changes
+};
+
+struct CudaResources;  // defined below when CUDA is enabled
+
+// The decomposition of one kernel's global grid over the ranks of a communicator, plus the
+// exchange buffers. Dimensions are internal (3-D): a rank-r kernel splits the last r only.
+class Domain {
+ public:
+  MPI_Comm comm = MPI_COMM_NULL;  // the Cartesian communicator (ranks in the order of `comm`)
+  int rank = 0, size = 1;
+  int dims[3] = {1, 1, 1};      // ranks per dimension
+  int coords[3] = {0, 0, 0};    // this rank's coordinates
+  int periodic[3] = {0, 0, 0};  // some field has a periodic rule along the dimension
+  int nbr[3][2] = {{MPI_PROC_NULL, MPI_PROC_NULL}, {MPI_PROC_NULL, MPI_PROC_NULL}, {MPI_PROC_NULL, MPI_PROC_NULL}};
+  long global[3] = {1, 1, 1};   // global interior extents
+  long n[3] = {1, 1, 1};        // this rank's interior extents
+  long offset[3] = {0, 0, 0};   // global coordinates of this rank's interior point (0, 0, 0)
+  stnc_rt::Layout L{};          // local arrays: the kernel's layout of n (allocate L.count elements)
+  stnc_rt::Layout G{};          // the global array of gather/scatter: the kernel's layout of `global`
+  const KernelSpec* spec = nullptr;
+  int progressChunks = 4;  // the interior sweep runs in this many slabs with MPI_Testall between
+
+  Plan plans[2];  // [0]: every field read at an offset, [1]: only the fields that change
+  void* sendBuf = nullptr;
+  void* recvBuf = nullptr;
+  size_t bufBytes = 0;
+  std::vector<MPI_Request> reqs;
+  CudaResources* cuda = nullptr;
+  void (*freeCuda)(CudaResources*) = nullptr;
+
+  Domain() = default;
+  Domain(const Domain&) = delete;
+  Domain& operator=(const Domain&) = delete;
+  ~Domain() { release(); }
+
+  bool atLo(int d) const { return coords[d] == 0; }
+  bool atHi(int d) const { return coords[d] == dims[d] - 1; }
+
+  // Frees the communicator and buffers (also done by the destructor, if MPI is still running).
+  void release() {
+    if (cuda && freeCuda) freeCuda(cuda);
+    cuda = nullptr;
+    std::free(sendBuf);
+    std::free(recvBuf);
+    sendBuf = recvBuf = nullptr;
+    bufBytes = 0;
+    plans[0] = Plan{};
+    plans[1] = Plan{};
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm);
+    comm = MPI_COMM_NULL;
+  }
+};
+
+// Creates the Cartesian decomposition. global: kernel axis order (K.rank entries); userDims: ranks
+// per kernel axis, 0 = let MPI_Dims_create choose (null: all 0).
+inline int decompose(MPI_Comm comm, const KernelSpec& K, const long* global, const int* userDims, Domain& D) {
+  D.release();
+  D.spec = nullptr;
+  const int off = 3 - K.rank;
+  int size = 0;
+  if (MPI_Comm_size(comm, &size) != MPI_SUCCESS) return kMpiError;
+  int dimsA[3] = {0, 0, 0};
+  long fixed = 1;
+  for (int a = 0; a < K.rank; ++a) {
+    dimsA[a] = userDims ? userDims[a] : 0;
+    if (dimsA[a] < 0) return stnc_rt::kBadArgument;
+    if (dimsA[a] > 0) fixed *= dimsA[a];
+    if (global[a] <= 0) return stnc_rt::kBadExtent;
+  }
+  if (size % fixed != 0) return stnc_rt::kBadArgument;  // MPI_Dims_create would fail
+  if (MPI_Dims_create(size, K.rank, dimsA) != MPI_SUCCESS) return kMpiError;
+  for (int d = 0; d < 3; ++d) {
+    D.dims[d] = d < off ? 1 : dimsA[d - off];
+    D.global[d] = d < off ? 1 : global[d - off];
+    D.periodic[d] = 0;
+    for (int f = 0; f < K.fieldCount; ++f)
+      if (K.rule[f][d] == stnc_rt::kPeriodic) D.periodic[d] = 1;
+  }
+  // Every rank checks the smallest share, so all ranks agree on the outcome.
+  for (int d = 0; d < 3; ++d) {
+    const long smallest = D.global[d] / D.dims[d];
+    if (smallest < 1 || (D.dims[d] > 1 && smallest < K.halo[d])) return kTooSmall;
+  }
+  if (MPI_Cart_create(comm, 3, D.dims, D.periodic, 0, &D.comm) != MPI_SUCCESS) return kMpiError;
+  MPI_Comm_rank(D.comm, &D.rank);
+  MPI_Comm_size(D.comm, &D.size);
+  MPI_Cart_coords(D.comm, D.rank, 3, D.coords);
+  for (int d = 0; d < 3; ++d) {
+    splitExtent(D.global[d], D.dims[d], D.coords[d], D.n[d], D.offset[d]);
+    MPI_Cart_shift(D.comm, d, 1, &D.nbr[d][0], &D.nbr[d][1]);
+  }
+  if (!stnc_rt::makeLayout(D.n, K.halo, K.elemBytes, D.L)) return stnc_rt::kBadExtent;
+  if (!stnc_rt::makeLayout(D.global, K.halo, K.elemBytes, D.G)) D.G.count = 0;
+  D.spec = &K;
+  return stnc_rt::kOk;
+}
+
+// ---- the exchange plan ------------------------------------------------------------------------
+
+// The field's halo along (d, side) comes from the neighbouring rank (across the periodic wrap only
+// if the field is periodic along d).
+inline bool exchangedSide(const Domain& D, const KernelSpec& K, int f, int d, int side) {
+  if (D.dims[d] == 1) return false;
+  const bool global = side == 0 ? D.atLo(d) : D.atHi(d);
+  return !global || K.rule[f][d] == stnc_rt::kPeriodic;
+}
+
+// The field's halo along (d, side) is filled by its rule on this rank: the side is on the global
+// boundary (a periodic rule is local only when one rank holds the whole axis).
+inline bool filledSide(const Domain& D, const KernelSpec& K, int f, int d, int side) {
+  const int rule = K.rule[f][d];
+  if (rule == kNoRule) return false;
+  if (rule == stnc_rt::kPeriodic) return D.dims[d] == 1;
+  return side == 0 ? D.atLo(d) : D.atHi(d);
+}
+
+inline int sideWidth(const KernelSpec& K, int f, int d, int side) { return side == 0 ? K.lo[f][d] : K.hi[f][d]; }
+
+inline bool readAtOffset(const KernelSpec& K, int f) {
+  for (int d = 0; d < 3; ++d)
+    if (K.lo[f][d] > 0 || K.hi[f][d] > 0) return true;
+  return false;
+}
+
+// Messages of field f along d. The ranges along the other dimensions follow numpy.pad: dimensions
+// exchanged before d are taken with the halo the field needs (so corners come along), later ones
+// over the interior. Without corners every range is the interior and all phases run at once.
+inline void addMessages(Domain& D, const KernelSpec& K, int f, int d, Plan& P) {
+  for (int side = 0; side < 2; ++side) {
+    if (!exchangedSide(D, K, f, d, side)) continue;
+    Box3 base;
+    for (int e = 0; e < 3; ++e) {
+      const bool padded = K.corners && e < d;
+      base.lo[e] = padded ? -K.lo[f][e] : 0;
+      base.hi[e] = padded ? D.n[e] + K.hi[f][e] : D.n[e];
+    }
+    const int peer = D.nbr[d][side];
+    // Received: this rank's halo on `side`; sent: the interior cells the neighbour needs there.
+    const int wRecv = sideWidth(K, f, d, side), wSend = sideWidth(K, f, d, 1 - side);
+    // dir 0 = travelling towards the lower neighbour, 1 = towards the upper one.
+    const int recvDir = side == 0 ? 1 : 0, sendDir = side == 0 ? 0 : 1;
+    if (wRecv > 0) {
+      Message m{f, d, false, peer, (f * 3 + d) * 2 + recvDir, base, P.recvElems, 0};
+      m.box.lo[d] = side == 0 ? -wRecv : D.n[d];
+      m.box.hi[d] = side == 0 ? 0 : D.n[d] + wRecv;
+      m.count = boxCount(m.box);
+      P.recvElems += static_cast<size_t>(m.count);
+      P.msgs[d].push_back(m);
+    }
+    if (wSend > 0) {
+      Message m{f, d, true, peer, (f * 3 + d) * 2 + sendDir, base, P.sendElems, 0};
+      m.box.lo[d] = side == 0 ? 0 : D.n[d] - wSend;
+      m.box.hi[d] = side == 0 ? wSend : D.n[d];
+      m.count = boxCount(m.box);
+      P.sendElems += static_cast<size_t>(m.count);
+      P.msgs[d].push_back(m);
+    }
+  }
+}
+
+inline void buildPlan(Domain& D, const KernelSpec& K, bool all, Plan& P) {
+  P = Plan{};
+  long dirty[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+  for (int f = 0; f < K.fieldCount; ++f) {
+    if (!readAtOffset(K, f) || (!all && K.constant[f])) continue;
+    for (int d = 0; d < 3; ++d) {
+      addMessages(D, K, f, d, P);
+      for (int side = 0; side < 2; ++side) {
+        const bool filled = filledSide(D, K, f, d, side);
+        if (filled) P.fills[d].push_back({f, d, side, K.rule[f][d]});
+        if (filled || exchangedSide(D, K, f, d, side)) {
+          const long w = sideWidth(K, f, d, side);
+          if (w > dirty[d][side]) dirty[d][side] = w;
+        }
+      }
+    }
+  }
+  for (int d = 0; d < 3; ++d) {
+    P.inner.lo[d] = dirty[d][0];
+    P.inner.hi[d] = D.n[d] - dirty[d][1];
+  }
+  P.built = true;
+}
+
+inline Plan& planFor(Domain& D, const KernelSpec& K, bool all) {
+  Plan& P = D.plans[all ? 0 : 1];
+  if (!P.built) buildPlan(D, K, all, P);
+  return P;
+}
+
+// The interior minus `inner`, as up to 6 disjoint boxes (slabs of dim 0, then 1, then 2).
+inline int shellBoxes(const Domain& D, const Box3& inner, Box3 out[6]) {
+  Box3 rest{{0, 0, 0}, {D.n[0], D.n[1], D.n[2]}};
+  if (boxEmpty(inner)) {
+    out[0] = rest;
+    return 1;
+  }
+  int m = 0;
+  for (int d = 0; d < 3; ++d) {
+    if (inner.lo[d] > 0) {
+      out[m] = rest;
+      out[m++].hi[d] = inner.lo[d];
+    }
+    if (inner.hi[d] < D.n[d]) {
+      out[m] = rest;
+      out[m++].lo[d] = inner.hi[d];
+    }
+    rest.lo[d] = inner.lo[d];
+    rest.hi[d] = inner.hi[d];
+  }
+  return m;
+}
+
+// ---- host arrays ------------------------------------------------------------------------------
+
+template <typename T>
+void packBox(const T* a, const stnc_rt::Layout& L, const Box3& b, T* buf) {
+  const long w = b.hi[2] - b.lo[2];
+  for (long x = b.lo[0]; x < b.hi[0]; ++x)
+    for (long y = b.lo[1]; y < b.hi[1]; ++y, buf += w) std::memcpy(buf, a + stnc_rt::at(L, x, y, b.lo[2]), w * sizeof(T));
+}
+
+template <typename T>
+void unpackBox(T* a, const stnc_rt::Layout& L, const Box3& b, const T* buf) {
+  const long w = b.hi[2] - b.lo[2];
+  for (long x = b.lo[0]; x < b.hi[0]; ++x)
+    for (long y = b.lo[1]; y < b.hi[1]; ++y, buf += w) std::memcpy(a + stnc_rt::at(L, x, y, b.lo[2]), buf, w * sizeof(T));
+}
+
+// The halo slab of one side along d, over the ranges stnc_rt::fillBoundaryDim uses (dimensions
+// before d with their halo, later ones over the interior).
+inline Box3 fillBox(const stnc_rt::Layout& L, int d, int side) {
+  Box3 r;
+  for (int e = 0; e < 3; ++e) {
+    r.lo[e] = e < d ? -L.halo[e] : 0;
+    r.hi[e] = e < d ? L.n[e] + L.halo[e] : L.n[e];
+  }
+  r.lo[d] = side == 0 ? -L.halo[d] : L.n[d];
+  r.hi[d] = side == 0 ? 0 : L.n[d] + L.halo[d];
+  return r;
+}
+
+// stnc_rt::fillBoundaryDim restricted to one side (numpy.pad semantics; the side is on the
+// global boundary, so the local interior along d starts or ends where the global one does).
+template <typename T>
+void fillSideHost(T* a, const stnc_rt::Layout& L, int d, int side, int kind, T value) {
+  if (L.halo[d] == 0) return;
+  const Box3 r = fillBox(L, d, side);
+  const long n = L.n[d];
+  for (long x = r.lo[0]; x < r.hi[0]; ++x)
+    for (long y = r.lo[1]; y < r.hi[1]; ++y)
+      for (long z = r.lo[2]; z < r.hi[2]; ++z) {
+        long p[3] = {x, y, z};
+        const long dst = stnc_rt::at(L, x, y, z);
+        const long s = stnc_rt::boundarySource(p[d], n, kind);
+        if (s < 0) {
+          a[dst] = value;
+          continue;
+        }
+        p[d] = s;
+        a[dst] = a[stnc_rt::at(L, p[0], p[1], p[2])];
+      }
+}
+
+inline bool ensureHostBuffers(Domain& D, const Plan& P, size_t elemBytes) {
+  const size_t need = (P.sendElems > P.recvElems ? P.sendElems : P.recvElems) * elemBytes;
+  if (need <= D.bufBytes && D.sendBuf) return true;
+  std::free(D.sendBuf);
+  std::free(D.recvBuf);
+  const size_t bytes = stnc_rt::roundUp(static_cast<long>(need > 0 ? need : 1), 128);
+  D.sendBuf = std::aligned_alloc(128, bytes);
+  D.recvBuf = std::aligned_alloc(128, bytes);
+  D.bufBytes = (D.sendBuf && D.recvBuf) ? bytes : 0;
+  return D.bufBytes != 0;
+}
+
+// Posts the receives, then packs and posts the sends, of phase d.
+template <typename T>
+int beginHost(Domain& D, const Plan& P, int d, T* const* f) {
+  T* sbuf = static_cast<T*>(D.sendBuf);
+  T* rbuf = static_cast<T*>(D.recvBuf);
+  for (const Message& m : P.msgs[d]) {
+    if (m.send) continue;
+    D.reqs.emplace_back();
+    if (MPI_Irecv(rbuf + m.offset, static_cast<int>(m.count), mpiType<T>(), m.peer, m.tag, D.comm, &D.reqs.back()) != MPI_SUCCESS)
+      return kMpiError;
+  }
+  for (const Message& m : P.msgs[d]) {
+    if (!m.send) continue;
+    packBox(f[m.field], D.L, m.box, sbuf + m.offset);
+    D.reqs.emplace_back();
+    if (MPI_Isend(sbuf + m.offset, static_cast<int>(m.count), mpiType<T>(), m.peer, m.tag, D.comm, &D.reqs.back()) != MPI_SUCCESS)
+      return kMpiError;
+  }
+  return stnc_rt::kOk;
+}
+
+// Waits for every posted message, unpacks phases [d0, d1) and applies their local rules.
+template <typename T>
+int finishHost(Domain& D, const KernelSpec& K, const Plan& P, int d0, int d1, T* const* f, const T* values) {
+  if (!D.reqs.empty() && MPI_Waitall(static_cast<int>(D.reqs.size()), D.reqs.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    return kMpiError;
+  D.reqs.clear();
+  const T* rbuf = static_cast<const T*>(D.recvBuf);
+  for (int d = d0; d < d1; ++d) {
+    for (const Message& m : P.msgs[d])
+      if (!m.send) unpackBox(f[m.field], D.L, m.box, rbuf + m.offset);
+    for (const FillOp& op : P.fills[d]) fillSideHost(f[op.field], D.L, op.dim, op.side, op.kind, values[op.field * 3 + op.dim]);
+  }
+  (void)K;
+  return stnc_rt::kOk;
+}
+
+// One distributed step on host arrays: exchange + local rules, overlapped with the interior part
+// of the sweep, then the boundary shell. sweep(const stnc_rt::Layout&) runs the kernel's sweep on
+// a sub-layout and returns a status; all = also exchange the constant fields.
+template <typename T, typename Sweep>
+int stepHost(Domain& D, const KernelSpec& K, T* const* f, const T* values, bool all, Sweep&& sweep, bool doSweep = true) {
+  if (D.spec != &K) return kWrongDomain;
+  Plan& P = planFor(D, K, all);
+  if (!ensureHostBuffers(D, P, sizeof(T))) return stnc_rt::kBadArgument;
+  D.reqs.clear();
+  int s = stnc_rt::kOk;
+  const int firstPhases = K.corners ? 1 : 3;
+  for (int d = 0; d < firstPhases && s == stnc_rt::kOk; ++d) s = beginHost(D, P, d, f);
+  if (s) return s;
+  if (doSweep && !boxEmpty(P.inner)) {
+    // The interior in slabs along dim 0, testing the requests in between so MPI makes progress.
+    const long lo = P.inner.lo[0], len = P.inner.hi[0] - lo;
+    const long chunks = D.progressChunks < 1 ? 1 : (D.progressChunks > len ? len : D.progressChunks);
+    for (long c = 0; c < chunks; ++c) {
+      Box3 b = P.inner;
+      b.lo[0] = lo + len * c / chunks;
+      b.hi[0] = lo + len * (c + 1) / chunks;
+      if (boxEmpty(b)) continue;
+      if ((s = sweep(subLayout(D.L, b))) != stnc_rt::kOk) return s;
+      int done = 0;
+      if (!D.reqs.empty()) MPI_Testall(static_cast<int>(D.reqs.size()), D.reqs.data(), &done, MPI_STATUSES_IGNORE);
+    }
+  }
+  if (K.corners) {
+    for (int d = 0; d < 3 && s == stnc_rt::kOk; ++d) {
+      if (d > 0) s = beginHost(D, P, d, f);
+      if (s == stnc_rt::kOk) s = finishHost(D, K, P, d, d + 1, f, values);
+    }
+  } else {
+    s = finishHost(D, K, P, 0, 3, f, values);
+  }
+  if (s || !doSweep) return s;
+  Box3 shell[6];
+  const int m = shellBoxes(D, P.inner, shell);
+  for (int i = 0; i < m; ++i)
+    if (!boxEmpty(shell[i]) && (s = sweep(subLayout(D.L, shell[i]))) != stnc_rt::kOk) return s;
+  return stnc_rt::kOk;
+}
+
+// ---- gather / scatter (host arrays) -----------------------------------------------------------
+
+// The box of rank r in global coordinates (interior), from its Cartesian coordinates.
+inline Box3 rankBox(const Domain& D, int r) {
+  int c[3];
+  MPI_Cart_coords(D.comm, r, 3, c);
+  Box3 b;
+  for (int d = 0; d < 3; ++d) {
+    long n = 0, o = 0;
+    splitExtent(D.global[d], D.dims[d], c[d], n, o);
+    b.lo[d] = o;
+    b.hi[d] = o + n;
+  }
+  return b;
+}
+
+inline Box3 grow(const Box3& b, const stnc_rt::Layout& L) {
+  Box3 r = b;
+  for (int d = 0; d < 3; ++d) {
+    r.lo[d] -= L.halo[d];
+    r.hi[d] += L.halo[d];
+  }
+  return r;
+}
+
+inline Box3 shift(const Box3& b, const long* by, long sign) {
+  Box3 r = b;
+  for (int d = 0; d < 3; ++d) {
+    r.lo[d] += sign * by[d];
+    r.hi[d] += sign * by[d];
+  }
+  return r;
+}
+
+// Collects every rank's interior into `global` (the kernel's layout of the global extents, D.G)
+// on `root`; `global` is used on root only. Halo cells of `global` are left as they are.
+template <typename T>
+int gatherHost(const Domain& D, int root, const T* local, T* global) {
+  if (!D.spec) return kWrongDomain;
+  if (!local || (D.rank == root && !global)) return stnc_rt::kNullPointer;
+  const Box3 mine{{0, 0, 0}, {D.n[0], D.n[1], D.n[2]}};
+  const long count = boxCount(mine);
+  if (count > 0x7fffffffL) return kCountOverflow;
+  std::vector<T> send(static_cast<size_t>(count));
+  packBox(local, D.L, mine, send.data());
+  std::vector<int> counts, displs;
+  std::vector<T> recv;
+  if (D.rank == root) {
+    counts.resize(D.size);
+    displs.resize(D.size);
+    long total = 0;
+    for (int r = 0; r < D.size; ++r) {
+      const long c = boxCount(rankBox(D, r));
+      if (c > 0x7fffffffL || total > 0x7fffffffL) return kCountOverflow;
+      counts[r] = static_cast<int>(c);
+      displs[r] = static_cast<int>(total);
+      total += c;
+    }
+    recv.resize(static_cast<size_t>(total));
+  }
+  if (MPI_Gatherv(send.data(), static_cast<int>(count), mpiType<T>(), recv.data(), counts.data(), displs.data(), mpiType<T>(),
+                  root, D.comm) != MPI_SUCCESS)
+    return kMpiError;
+  if (D.rank == root)
+    for (int r = 0; r < D.size; ++r) unpackBox(global, D.G, rankBox(D, r), recv.data() + displs[r]);
+  return stnc_rt::kOk;
+}
+
+// Sends every rank its sub-box of `global` (on root, D.G layout) including the halo around it:
+// along split axes that is the neighbours' interior, on the global boundary the global halo (the
+// fixed boundary of fields without rules, and the initial halo of every field).
+template <typename T>
+int scatterHost(const Domain& D, int root, const T* global, T* local) {
+  if (!D.spec) return kWrongDomain;
+  if (!local || (D.rank == root && !global)) return stnc_rt::kNullPointer;
+  const Box3 mine = grow(Box3{{0, 0, 0}, {D.n[0], D.n[1], D.n[2]}}, D.L);
+  const long count = boxCount(mine);
+  if (count > 0x7fffffffL) return kCountOverflow;
+  std::vector<int> counts, displs;
+  std::vector<T> send;
+  if (D.rank == root) {
+    counts.resize(D.size);
+    displs.resize(D.size);
+    long total = 0;
+    for (int r = 0; r < D.size; ++r) {
+      const long c = boxCount(grow(rankBox(D, r), D.G));
+      if (c > 0x7fffffffL || total > 0x7fffffffL) return kCountOverflow;
+      counts[r] = static_cast<int>(c);
+      displs[r] = static_cast<int>(total);
+      total += c;
+    }
+    send.resize(static_cast<size_t>(total));
+    for (int r = 0; r < D.size; ++r) packBox(global, D.G, grow(rankBox(D, r), D.G), send.data() + displs[r]);
+  }
+  std::vector<T> recv(static_cast<size_t>(count));
+  if (MPI_Scatterv(send.data(), counts.data(), displs.data(), mpiType<T>(), recv.data(), static_cast<int>(count), mpiType<T>(),
+                   root, D.comm) != MPI_SUCCESS)
+    return kMpiError;
+  unpackBox(local, D.L, mine, recv.data());
+  return stnc_rt::kOk;
+}
+
+#if defined(__CUDACC__) || defined(STNC_WITH_CUDA)
+// ---- device arrays ----------------------------------------------------------------------------
+// Packing, unpacking and the local boundary rules are strided 3-D copies (cudaMemcpy3DAsync), so
+// this part compiles with nvcc and with a host compiler (STNC_WITH_CUDA) alike. Messages go through
+// pinned host buffers, or straight from device buffers when MPI is CUDA-aware.
+
+// Open MPI reports CUDA support at compile and run time; STNC_MPI_CUDA_AWARE=0|1 overrides.
+inline bool cudaAwareMpi() {
+  if (const char* e = std::getenv("STNC_MPI_CUDA_AWARE")) return e[0] == '1';
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
+struct CudaResources {
+  cudaStream_t comm = nullptr;  // packs, unpacks and rule fills
+  cudaEvent_t ready = nullptr;  // recorded on the compute stream before the packs
+  cudaEvent_t halo = nullptr;   // recorded on `comm` after the fills
+  bool aware = false;
+  void* send = nullptr;  // pinned host, or device memory when `aware`
+  void* recv = nullptr;
+  size_t bytes = 0;
+  // value(EXPR) rules: a device buffer of the value per fill op, keyed by (field, dim, side).
+  struct ValueBuf {
+    int field, dim, side;
+    void* dev;
+    size_t bytes;
+    double value;
+    bool uploaded;
+  };
+  std::vector<ValueBuf> values;
+};
+
+inline void freeCudaResources(CudaResources* c) {
+  if (!c) return;
+  if (c->aware) {
+    cudaFree(c->send);
+    cudaFree(c->recv);
+  } else {
+    cudaFreeHost(c->send);
+    cudaFreeHost(c->recv);
+  }
+  for (auto& v : c->values) cudaFree(v.dev);
+  if (c->ready) cudaEventDestroy(c->ready);
+  if (c->halo) cudaEventDestroy(c->halo);
+  if (c->comm) cudaStreamDestroy(c->comm);
+  delete c;
+}
+
+inline CudaResources* cudaResources(Domain& D) {
+  if (D.cuda) return D.cuda;
+  CudaResources* c = new CudaResources;
+  c->aware = cudaAwareMpi();
+  if (cudaStreamCreateWithFlags(&c->comm, cudaStreamNonBlocking) != cudaSuccess ||
+      cudaEventCreateWithFlags(&c->ready, cudaEventDisableTiming) != cudaSuccess ||
+      cudaEventCreateWithFlags(&c->halo, cudaEventDisableTiming) != cudaSuccess) {
+    freeCudaResources(c);
+    return nullptr;
+  }
+  D.cuda = c;
+  D.freeCuda = freeCudaResources;
+  return c;
+}
+
+inline bool ensureCudaBuffers(CudaResources& C, const Plan& P, size_t elemBytes) {
+  const size_t need = stnc_rt::roundUp(static_cast<long>((P.sendElems > P.recvElems ? P.sendElems : P.recvElems) * elemBytes + 1), 128);
+  if (need <= C.bytes) return true;
+  if (C.aware) {
+    cudaFree(C.send);
+    cudaFree(C.recv);
+    C.send = C.recv = nullptr;
+    if (cudaMalloc(&C.send, need) != cudaSuccess || cudaMalloc(&C.recv, need) != cudaSuccess) return false;
+  } else {
+    cudaFreeHost(C.send);
+    cudaFreeHost(C.recv);
+    C.send = C.recv = nullptr;
+    if (cudaMallocHost(&C.send, need) != cudaSuccess || cudaMallocHost(&C.recv, need) != cudaSuccess) return false;
+  }
+  C.bytes = need;
+  return true;
+}
+
+// The array as a pitched pointer: x = internal dim 2 (bytes), y = dim 1, z = dim 0 (allocated rows).
+template <typename T>
+cudaPitchedPtr pitchedOf(const T* a, const stnc_rt::Layout& L) {
+  return make_cudaPitchedPtr(const_cast<T*>(a), L.dim[2] * sizeof(T), L.dim[2] * sizeof(T), L.dim[1]);
+}
+
+template <typename T>
+cudaPos posOf(const stnc_rt::Layout& L, const long lo[3]) {
+  return make_cudaPos((lo[2] + L.pad[2]) * sizeof(T), lo[1] + L.pad[1], lo[0] + L.pad[0]);
+}
+
+template <typename T>
+cudaExtent extentOf(const Box3& b) {
+  return make_cudaExtent((b.hi[2] - b.lo[2]) * sizeof(T), b.hi[1] - b.lo[1], b.hi[0] - b.lo[0]);
+}
+
+// box of array `a` -> contiguous `buf` (toBuf) or back; buf is host (pinned) or device memory.
+template <typename T>
+cudaError_t copyBoxAsync(T* a, const stnc_rt::Layout& L, const Box3& b, T* buf, bool toBuf, cudaStream_t s) {
+  if (boxEmpty(b)) return cudaSuccess;
+  const size_t w = (b.hi[2] - b.lo[2]) * sizeof(T);
+  cudaMemcpy3DParms p = {};
+  cudaPitchedPtr arr = pitchedOf(a, L), lin = make_cudaPitchedPtr(buf, w, w, b.hi[1] - b.lo[1]);
+  cudaPos at = posOf<T>(L, b.lo), zero = make_cudaPos(0, 0, 0);
+  p.srcPtr = toBuf ? arr : lin;
+  p.srcPos = toBuf ? at : zero;
+  p.dstPtr = toBuf ? lin : arr;
+  p.dstPos = toBuf ? zero : at;
+  p.extent = extentOf<T>(b);
+  p.kind = cudaMemcpyDefault;
+  return cudaMemcpy3DAsync(&p, s);
+}
+
+// One layer of a box moved along d inside the same array (a rule fill: halo layer <- source layer).
+template <typename T>
+cudaError_t copyLayerAsync(T* a, const stnc_rt::Layout& L, const Box3& layer, int d, long srcX, cudaStream_t s) {
+  if (boxEmpty(layer)) return cudaSuccess;
+  Box3 src = layer;
+  src.lo[d] = srcX;
+  src.hi[d] = srcX + 1;
+  cudaMemcpy3DParms p = {};
+  p.srcPtr = pitchedOf(a, L);
+  p.dstPtr = pitchedOf(a, L);
+  p.srcPos = posOf<T>(L, src.lo);
+  p.dstPos = posOf<T>(L, layer.lo);
+  p.extent = extentOf<T>(layer);
+  p.kind = cudaMemcpyDeviceToDevice;
+  return cudaMemcpy3DAsync(&p, s);
+}
+
+template <typename T>
+cudaError_t fillSideCuda(CudaResources& C, T* a, const stnc_rt::Layout& L, const FillOp& op, T value, cudaStream_t s) {
+  if (L.halo[op.dim] == 0) return cudaSuccess;
+  const Box3 r = fillBox(L, op.dim, op.side);
+  if (op.kind == stnc_rt::kValue) {
+    CudaResources::ValueBuf* vb = nullptr;
+    for (auto& v : C.values)
+      if (v.field == op.field && v.dim == op.dim && v.side == op.side) vb = &v;
+    const size_t bytes = static_cast<size_t>(boxCount(r)) * sizeof(T);
+    if (!vb) {
+      C.values.push_back({op.field, op.dim, op.side, nullptr, 0, 0.0, false});
+      vb = &C.values.back();
+      if (cudaMalloc(&vb->dev, bytes) != cudaSuccess) return cudaErrorMemoryAllocation;
+      vb->bytes = bytes;
+    }
+    if (!vb->uploaded || vb->value != static_cast<double>(value)) {
+      std::vector<T> host(bytes / sizeof(T), value);
+      cudaError_t e = cudaMemcpy(vb->dev, host.data(), bytes, cudaMemcpyHostToDevice);
+      if (e != cudaSuccess) return e;
+      vb->value = static_cast<double>(value);
+      vb->uploaded = true;
+    }
+    return copyBoxAsync(a, L, r, static_cast<T*>(vb->dev), false, s);
+  }
+  for (long x = r.lo[op.dim]; x < r.hi[op.dim]; ++x) {
+    Box3 layer = r;
+    layer.lo[op.dim] = x;
+    layer.hi[op.dim] = x + 1;
+    const cudaError_t e = copyLayerAsync(a, L, layer, op.dim, stnc_rt::boundarySource(x, L.n[op.dim], op.kind), s);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+template <typename T>
+int packCuda(Domain& D, CudaResources& C, const Plan& P, int d, T* const* f) {
+  for (const Message& m : P.msgs[d])
+    if (m.send && copyBoxAsync(f[m.field], D.L, m.box, static_cast<T*>(C.send) + m.offset, true, C.comm) != cudaSuccess)
+      return kCudaError;
+  return stnc_rt::kOk;
+}
+
+// Posts the receives of phases [d0, d1), waits for the packs, posts the sends, waits for all
+// messages, then queues the unpacks and the local rules of those phases on C.comm.
+template <typename T>
+int exchangeCuda(Domain& D, CudaResources& C, const Plan& P, int d0, int d1, T* const* f, const T* values) {
+  T* sbuf = static_cast<T*>(C.send);
+  T* rbuf = static_cast<T*>(C.recv);
+  D.reqs.clear();
+  for (int d = d0; d < d1; ++d)
+    for (const Message& m : P.msgs[d]) {
+      if (m.send) continue;
+      D.reqs.emplace_back();
+      if (MPI_Irecv(rbuf + m.offset, static_cast<int>(m.count), mpiType<T>(), m.peer, m.tag, D.comm, &D.reqs.back()) !=
+          MPI_SUCCESS)
+        return kMpiError;
+    }
+  if (cudaStreamSynchronize(C.comm) != cudaSuccess) return kCudaError;
+  for (int d = d0; d < d1; ++d)
+    for (const Message& m : P.msgs[d]) {
+      if (!m.send) continue;
+      D.reqs.emplace_back();
+      if (MPI_Isend(sbuf + m.offset, static_cast<int>(m.count), mpiType<T>(), m.peer, m.tag, D.comm, &D.reqs.back()) !=
+          MPI_SUCCESS)
+        return kMpiError;
+    }
+  if (!D.reqs.empty() && MPI_Waitall(static_cast<int>(D.reqs.size()), D.reqs.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    return kMpiError;
+  D.reqs.clear();
+  for (int d = d0; d < d1; ++d) {
+    for (const Message& m : P.msgs[d])
+      if (!m.send && copyBoxAsync(f[m.field], D.L, m.box, rbuf + m.offset, false, C.comm) != cudaSuccess) return kCudaError;
+    for (const FillOp& op : P.fills[d])
+      if (fillSideCuda(C, f[op.field], D.L, op, values[op.field * 3 + op.dim], C.comm) != cudaSuccess) return kCudaError;
+  }
+  return stnc_rt::kOk;
+}
+
+// One distributed step on device arrays. The interior sweep runs on `stream` while the halos are
+// packed, sent and unpacked on a second stream; the shell waits for the halos. sweep(layout,
+// stream) returns a cudaError_t.
+template <typename T, typename Sweep>
+int stepCuda(Domain& D, const KernelSpec& K, T* const* f, const T* values, bool all, Sweep&& sweep, cudaStream_t stream,
+             bool doSweep = true) {
+  if (D.spec != &K) return kWrongDomain;
+  CudaResources* C = cudaResources(D);
+  if (!C) return kCudaError;
+  Plan& P = planFor(D, K, all);
+  if (!ensureCudaBuffers(*C, P, sizeof(T))) return kCudaError;
+  // The packs read what the previous step (queued on `stream`) wrote.
+  if (cudaEventRecord(C->ready, stream) != cudaSuccess || cudaStreamWaitEvent(C->comm, C->ready, 0) != cudaSuccess)
+    return kCudaError;
+  int s = stnc_rt::kOk;
+  const int firstPhases = K.corners ? 1 : 3;
+  for (int d = 0; d < firstPhases && s == stnc_rt::kOk; ++d) s = packCuda(D, *C, P, d, f);
+  if (s) return s;
+  if (doSweep && !boxEmpty(P.inner) && sweep(subLayout(D.L, P.inner), stream) != cudaSuccess) return kCudaError;
+  if (K.corners) {
+    for (int d = 0; d < 3 && s == stnc_rt::kOk; ++d) {
+      if (d > 0) s = packCuda(D, *C, P, d, f);
+      if (s == stnc_rt::kOk) s = exchangeCuda(D, *C, P, d, d + 1, f, values);
+    }
+  } else {
+    s = exchangeCuda(D, *C, P, 0, 3, f, values);
+  }
+  if (s) return s;
+  if (cudaEventRecord(C->halo, C->comm) != cudaSuccess || cudaStreamWaitEvent(stream, C->halo, 0) != cudaSuccess)
+    return kCudaError;
+  if (!doSweep) return stnc_rt::kOk;
+  Box3 shell[6];
+  const int m = shellBoxes(D, P.inner, shell);
+  for (int i = 0; i < m; ++i)
+    if (!boxEmpty(shell[i]) && sweep(subLayout(D.L, shell[i]), stream) != cudaSuccess) return kCudaError;
+  return stnc_rt::kOk;
+}
+
+// gather/scatter of device arrays: through a host copy of the local array.
+template <typename T>
+int gatherCuda(const Domain& D, int root, const T* local, T* global) {
+  std::vector<T> host(D.L.count);
+  if (cudaMemcpy(host.data(), local, D.L.count * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess) return kCudaError;
+  return gatherHost(D, root, host.data(), global);
+}
+
+template <typename T>
+int scatterCuda(const Domain& D, int root, const T* global, T* local) {
+  std::vector<T> host(D.L.count);
+  if (cudaMemcpy(host.data(), local, D.L.count * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess) return kCudaError;
+  if (int s = scatterHost(D, root, global, host.data())) return s;
+  return cudaMemcpy(local, host.data(), D.L.count * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess ? stnc_rt::kOk
+                                                                                                        : kCudaError;
+}
+#endif  // CUDA
+
+}  // namespace stnc_mpi
+
+#endif  // STNC_MPI_RUNTIME_H_V1
+#ifdef STNC_MPI_RUNTIME_AS_STRING
+)stnc_mpi_rt"
+#endif
