@@ -185,6 +185,30 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     p.line("// A box of interior points, lo <= x < hi per axis (axis order of the stencil).");
     p.line("inline stnc_rt::Box boxOf(const long* lo, const long* hi) { return stnc_rt::Box{" + lo + "}, " + hi + "}}; }");
   }
+  {
+    std::string coords, idx;
+    for (int a = 0; a < k.rank(); ++a) {
+      coords += " long " + cIdent(k.axes[a]) + ";";
+      idx += ", s." + cIdent(k.axes[a]);
+    }
+    p.line("// A point source for step(): after each sweep, field `field` (index into kFields, by role) at the");
+    p.line("// interior point gets wavelet[t] added, t = 0, 1, ... (CUDA: wavelet is a device pointer).");
+    p.line("struct Source { int field;" + coords + " const real* wavelet; };");
+    p.line("inline long sourceIndex(const stnc_rt::Layout& L, const Source& s) { return index(L" + idx + "); }");
+    p.openScope("inline int checkSources(const stnc_rt::Layout& L, const Source* s, int n)");
+    p.openScope("for (int q = 0; q < n; ++q)");
+    p.line("if (s[q].field < 0 || s[q].field >= kFieldCount || !s[q].wavelet) return stnc_rt::kBadArgument;");
+    std::string inside;
+    for (int a = 0; a < k.rank(); ++a) {
+      int d = 3 - k.rank() + a;
+      inside += std::string(inside.empty() ? "" : " || ") + "s[q]." + cIdent(k.axes[a]) + " < 0 || s[q]." + cIdent(k.axes[a]) +
+                " >= L.n[" + std::to_string(d) + "]";
+    }
+    p.line("if (" + inside + ") return stnc_rt::kBadArgument;");
+    p.closeScope("for q");
+    p.line("return stnc_rt::kOk;");
+    p.closeScope("checkSources");
+  }
   p.line();
   p.line("// Argument checks shared by both backends: extents, layout, null, alignment, aliasing.");
   p.openScope("inline int check(const stnc_rt::Layout& L, const void* const* ptrs, unsigned long align)");
@@ -222,7 +246,8 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   std::string fill = declArgs(k, ArgMode::Fill);
   p.line("int fill_boundaries(const stnc_rt::Layout& L_" + (fill.empty() ? "" : ", " + fill) + ");");
   p.line("// steps x (fill boundaries, sweep, swap pairs); swapped pointers hold their roles on return.");
-  p.line("int step(const stnc_rt::Layout& L_, long steps_, " + declArgs(k, ArgMode::Step) + ");");
+  p.line("int step(const stnc_rt::Layout& L_, long steps_, " + declArgs(k, ArgMode::Step) +
+         ", const Source* sources_ = nullptr, int nsources_ = 0);");
   p.closeScope("namespace cpu");
   p.line("#if defined(__CUDACC__) || defined(STNC_WITH_CUDA)");
   p.openScope("namespace cuda");
@@ -234,7 +259,7 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
          ", cudaStream_t stream_ = 0);");
   p.line("// The step loop runs as a captured CUDA graph (two steps per replay).");
   p.line("cudaError_t step(const stnc_rt::Layout& L_, long steps_, " + declArgs(k, ArgMode::Step) +
-         ", cudaStream_t stream_ = 0);");
+         ", cudaStream_t stream_ = 0, const Source* sources_ = nullptr, int nsources_ = 0);");
   p.closeScope("namespace cuda");
   p.line("#endif");
   p.closeScope("namespace stn::" + cIdent(k.name));

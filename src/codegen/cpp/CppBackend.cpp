@@ -72,13 +72,19 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("fillKernel(L_" + (fillCall.empty() ? "" : ", " + fillCall) + ");");
   p.line("return stnc_rt::kOk;");
   p.closeScope("fill_boundaries");
-  p.openScope("int step(const stnc_rt::Layout& L_, long steps_, " + declArgs(k, ArgMode::Step) + ")");
-  p.line("if (steps_ < 0) return stnc_rt::kBadArgument;");
+  p.openScope("int step(const stnc_rt::Layout& L_, long steps_, " + declArgs(k, ArgMode::Step) +
+              ", const Source* sources_, int nsources_)");
+  p.line("if (steps_ < 0 || nsources_ < 0 || (nsources_ > 0 && !sources_)) return stnc_rt::kBadArgument;");
   p.line("const void* ptrs_[kFieldCount] = {" + ptrs + "};");
   p.line("if (int s_ = check(L_, ptrs_, alignof(real))) return s_;");
+  p.line("if (int s_ = checkSources(L_, sources_, nsources_)) return s_;");
   p.openScope("for (long s_ = 0; s_ < steps_; ++s_)");
   p.line("fillKernel(L_" + (fillCall.empty() ? "" : ", " + fillCall) + ");");
   p.line("if (!sweepKernel(L_, stnc_rt::interiorBox(L_), " + callArgs(k, ArgMode::Sweep) + ")) return stnc_rt::kBadArgument;");
+  p.openScope("if (nsources_ > 0)");
+  p.line("real* roles_[kFieldCount] = {" + ptrs + "};");
+  p.line("for (int q_ = 0; q_ < nsources_; ++q_) roles_[sources_[q_].field][sourceIndex(L_, sources_[q_])] += sources_[q_].wavelet[s_];");
+  p.closeScope("point sources");
   for (auto& [a, b] : k.swaps) p.line("std::swap(" + cIdent(a) + ", " + cIdent(b) + ");");
   p.closeScope("for s");
   p.line("return stnc_rt::kOk;");

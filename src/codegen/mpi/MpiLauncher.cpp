@@ -333,6 +333,13 @@ std::string generateMpiHeader(const dag::Module& m, const GenOptions& o) {
   p.line("#pragma once");
   p.line("#include \"" + m.sourceName + ".h\"");
   p.line();
+  p.line("// Only MPI's C API is used; skip the deprecated C++ bindings (they do not build warning-free).");
+  p.line("#ifndef OMPI_SKIP_MPICXX");
+  p.line("#define OMPI_SKIP_MPICXX 1");
+  p.line("#endif");
+  p.line("#ifndef MPICH_SKIP_MPICXX");
+  p.line("#define MPICH_SKIP_MPICXX 1");
+  p.line("#endif");
   p.line("#include <math.h>");
   p.line("#include <mpi.h>");
   p.line();
