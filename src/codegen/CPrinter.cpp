@@ -58,17 +58,34 @@ std::string literal(double v, dag::ElemType t) {
 }
 
 std::string cIdent(const std::string& name) {
-  static const std::set<std::string> kKeywords = {
-      "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const",
-      "constexpr", "continue", "default", "delete", "do", "double", "else", "enum", "explicit", "export", "extern",
-      "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
-      "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "return",
-      "short", "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try",
-      "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor",
-      "real", "stnc_rt", "std", "L", "stream", "steps"};
-  // Generated internals all end in '_', so user names never do.
+  // Names a user may write that the generated code cannot use as they are: C++ keywords and
+  // alternative tokens, the math functions and macros the generated code uses unqualified, CUDA
+  // builtins, and the identifiers of the generated API itself.
+  static const std::set<std::string> kReserved = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+      "char", "class", "compl", "const", "constexpr", "const_cast", "continue", "decltype", "default", "delete", "do",
+      "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend",
+      "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr",
+      "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "return", "short",
+      "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
+      "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+      "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "main",
+      // math (both precisions) and macros
+      "fabs", "fabsf", "fmin", "fminf", "fmax", "fmaxf", "pow", "powf", "sqrt", "sqrtf", "exp", "expf", "log",
+      "logf", "sin", "sinf", "cos", "cosf", "floor", "floorf", "ceil", "ceilf", "abs", "min", "max", "fma", "INFINITY",
+      "NAN", "NULL", "EOF", "HUGE_VAL", "assert", "errno", "M_PI",
+      // CUDA
+      "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "__global__", "__device__", "__host__",
+      // the generated API
+      "real", "stn", "stnc_rt", "std", "cpu", "cuda", "check", "layout", "index", "boxOf", "Source", "sourceIndex",
+      "checkSources", "DevSource", "FieldPtrs", "addSources", "toCuda", "sweep", "sweep_box", "step",
+      "fill_boundaries", "sweepKernel", "sweepPart", "fillKernel", "launchSweep", "launchPart", "launchFill",
+      "kRank", "kAxes", "kHalo", "kHaloInternal", "kPad", "kFieldCount", "kParamCount", "kFields", "kBlockX",
+      "kBlockY", "kChunk"};
+  // Generated internals end in '_' (p_, t12_, u_m1_0_0_), so user names never do: a trailing '_'
+  // gets a 'u', and a reserved name becomes NAME_r_ (no internal name has that shape).
   if (!name.empty() && name.back() == '_') return name + "u";
-  return kKeywords.count(name) ? name + "_" : name;
+  return kReserved.count(name) ? name + "_r_" : name;
 }
 
 std::string mathFunction(dag::Op op, dag::ElemType t) {
