@@ -11,7 +11,7 @@
 #   5. report.py writes $OUT/bench-STAMP.{md,json,png,log} and prints the Markdown table last.
 # --quick: 128^3 (f64) and 400^3 (acoustic) grids instead of 256^3 and 800^3, 20 timed sweeps.
 # Environment: OUT (default ./bench-results), STNC (default build-static/stnc, else build/stnc),
-# NVCC, BENCH_JOBS (parallel builds/validations, default nproc), BENCH_WORK (scratch directory).
+# STNC_FLAGS (extra stnc options, e.g. --schedule=naive), NVCC, BENCH_JOBS (parallel builds/validations, default nproc), BENCH_WORK (scratch directory).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -81,7 +81,7 @@ FILES=$(python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1])
   die "cannot read bench/workloads/manifest.json"
 export STNC GEN ROOT
 printf '%s\n' $FILES | xargs -P "$JOBS" -I{} bash -c '
-  "$STNC" "$ROOT/bench/workloads/{}.stn" --target cuda -o "$GEN" >"$GEN/{}.stnc.log" 2>&1 &&
+  "$STNC" "$ROOT/bench/workloads/{}.stn" --target cuda ${STNC_FLAGS:-} -o "$GEN" >"$GEN/{}.stnc.log" 2>&1 &&
   "$STNC" "$ROOT/bench/workloads/{}.stn" --emit=json >"$GEN/{}.dag.json" 2>>"$GEN/{}.stnc.log" ||
   { echo "stnc failed on {}.stn:"; cat "$GEN/{}.stnc.log"; exit 255; }' || die "stnc could not compile the workloads"
 python3 "$ROOT/bench/harness/gen_registry.py" --manifest "$ROOT/bench/workloads/manifest.json" --gen "$GEN" \

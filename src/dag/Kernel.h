@@ -85,6 +85,7 @@ struct Schedule {
   int blockX = 32;      // threads along the contiguous dimension
   int blockY = 8;       // threads along the next one
   int chunk = 0;        // Stream: points of dimension 0 per block (0 = chosen at launch from the SM count)
+  int unroll = 1;       // Stream: unroll factor of the loop along dimension 0
   std::string reason;   // why, for the generated comment and --report
 };
 

@@ -67,6 +67,8 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
   app.add_option("--block", block, "CUDA thread block XxY over the two innermost axes (default 32x8)");
   app.add_option("--chunk", fe.schedule.chunk, "stream: points of the first axis per block (default: from the SM count)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--unroll", fe.schedule.unroll, "stream: unroll factor of the loop along the first axis")
+      ->check(CLI::Range(1, 16));
 }
 
 bool applyBlockOption(const std::string& block, Frontend& fe) {
@@ -132,8 +134,8 @@ int compileMain(int argc, char** argv) {
   app.add_flag("--version", version, "Print the version");
   app.add_flag("--report", report, "Print the optimization report: per kernel the schedule, tile, loads and floors");
   app.add_flag("--verify-schedules", verify,
-               "Compile the CUDA code with nvcc -Xptxas -v and demote stream schedules that spill or use more than 128 "
-               "registers to naive (the report then shows registers and spills)");
+               "Compile the CUDA code with nvcc -Xptxas -v and demote stream schedules that spill to naive "
+               "(the report then shows registers and spills)");
   bool distributed = false;
   app.add_flag("--distributed", distributed, "Also write FILE_mpi.h: MPI domain-decomposition launchers (docs/DISTRIBUTED.md)");
   addScheduleOptions(app, fe, block);

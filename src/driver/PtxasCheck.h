@@ -1,7 +1,8 @@
 // Checks CUDA schedules against the compiled kernels: compiles the generated .cu with
 // `nvcc -Xptxas -v`, reads registers and spills per kernel, and demotes a stream schedule that
-// spills or needs more than kMaxStreamRegisters registers (fewer than two 256-thread blocks per
-// SM: too little memory parallelism for a bandwidth-bound sweep) to the naive one.
+// spills to the naive one. A register count alone is no reason: on the H200 the fused CNS
+// hypterm ran faster as stream with 254 registers (one block per SM) than as naive
+// (bench/results/2026-11-29: 1366 vs 1857 us).
 #pragma once
 #include <map>
 #include <string>
@@ -9,8 +10,6 @@
 #include "dag/Kernel.h"
 
 namespace stnc::driver {
-
-constexpr int kMaxStreamRegisters = 128;
 
 struct PtxasInfo {
   int registers = 0;

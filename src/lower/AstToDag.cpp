@@ -20,7 +20,7 @@ using dag::Op;
 
 constexpr size_t kMaxNodes = 4'000'000;
 constexpr long kMaxSumTerms = 100'000;
-constexpr long kMaxEvals = 20'000'000;  // expansion work (defs can double it at each level)
+constexpr long kMaxEvals = 4'000'000;  // expansion work (nested defs can double it per level)
 constexpr int kMaxEvalDepth = 2'000;     // nesting of the expression being lowered (stack use)
 
 struct OffsetItem {

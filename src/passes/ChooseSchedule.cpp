@@ -42,9 +42,31 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     s.reason = k.rank() == 3 ? "no field read at several offsets along " + k.axes[0] + ": naive"
                              : "rank " + std::to_string(k.rank()) + ": naive";
   }
+  if (s.strategy == dag::Strategy::Stream) {
+    // Measured on the H200 (bench/results/2026-11-29-schedule-variants.md): 32x16 blocks beat 32x8
+    // for kernels with small register queues (stars, boxes, cond, iso3dfd: up to 1.15x) but not for
+    // wide multi-field queues (CNS hypterm: 1337 us at 32x8 vs 2040 us at 32x16, where 512-thread
+    // blocks force spills); unrolling the dimension-0 loop twice pays for box stencils (many
+    // in-plane loads: box125 558 -> 448 us) and hurts high-order stars with runtime coefficients.
+    int queueRegs = 0, inPlaneLoads = 0;
+    for (const dag::Field& f : k.fields) {
+      int lo, hi;
+      if (dag::isRead(f.role) && queueSpan(ctx, k, f.name, lo, hi))
+        queueRegs += (hi - lo + 1) * static_cast<int>(dag::elemSize(k.type) / 4);
+    }
+    for (dag::NodeId id : dag::liveNodes(ctx, k)) {
+      const dag::Node& n = ctx.node(id);
+      if (n.kind == dag::NodeKind::Access && (n.offset.d[1] != 0 || n.offset.d[2] != 0)) ++inPlaneLoads;
+    }
+    if (queueRegs <= 18) s.blockY = 16;
+    if (inPlaneLoads >= 20) s.unroll = 2;
+    s.reason += "; block 32x" + std::to_string(s.blockY) + " (queues hold " + std::to_string(queueRegs) +
+                " registers), unroll " + std::to_string(s.unroll) + " (" + std::to_string(inPlaneLoads) + " in-plane loads)";
+  }
   if (o.blockX > 0) s.blockX = o.blockX;
   if (o.blockY > 0) s.blockY = o.blockY;
   s.chunk = o.chunk;
+  if (o.unroll > 0) s.unroll = o.unroll;
   return s;
 }
 

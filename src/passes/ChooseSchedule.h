@@ -20,6 +20,7 @@ struct ScheduleOverride {
   std::string strategy = "auto";  // auto | naive | stream
   int blockX = 0, blockY = 0;     // 0 = keep the default
   int chunk = 0;
+  int unroll = 0;                 // 0 = default
 };
 
 // The span [lo, hi] of dimension-0 offsets at which `field` is read with zero offsets elsewhere;

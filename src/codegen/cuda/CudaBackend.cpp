@@ -72,21 +72,22 @@ void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part
   p.line("const long s0_ = L_.stride[0];");
   p.line("const long s1_ = L_.stride[1];");
   p.line("(void)s0_; (void)s1_;");
-  p.openScope("for (long x_ = B_.lo[0] + blockIdx.z; x_ < B_.hi[0]; x_ += gridDim.z)");
-  p.openScope("for (long y_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y; y_ < B_.hi[1]; y_ += static_cast<long>(gridDim.y) * kBlockY)");
-  p.openScope("for (long z_ = B_.lo[2] + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x; z_ < B_.hi[2]; z_ += static_cast<long>(gridDim.x) * kBlockX)");
+  p.line("const long z_ = B_.lo[2] + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
+  p.line("const long y_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y;");
+  p.line("if (z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;");
+  p.openScope("for (long x_ = B_.lo[0] + blockIdx.z; x_ < B_.hi[0]; x_ += gridDim.z)  // one plane per block unless n0 > 65535");
   p.line("const long p_ = stnc_rt::at(L_, x_, y_, z_);");
   emitPointBody(p, m.ctx, k, part);
-  p.closeScope("for z_");
-  p.closeScope("for y_");
   p.closeScope("for x_");
   p.closeScope(kname);
   p.line();
   p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " +
               declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
-  p.line("auto cap_ = [](long v, long m) { return static_cast<unsigned>(v < m ? v : m); };");
+  p.line("const long gx_ = (B_.hi[2] - B_.lo[2] + kBlockX - 1) / kBlockX, gy_ = (B_.hi[1] - B_.lo[1] + kBlockY - 1) / kBlockY;");
+  p.line("if (gy_ > 65535 || gx_ > 2147483647L) return cudaErrorInvalidConfiguration;");
+  p.line("const long nx_ = B_.hi[0] - B_.lo[0];");
   p.line("const dim3 block_(kBlockX, kBlockY, 1);");
-  p.line("const dim3 grid_(cap_((B_.hi[2] - B_.lo[2] + kBlockX - 1) / kBlockX, 1L << 20), cap_((B_.hi[1] - B_.lo[1] + kBlockY - 1) / kBlockY, 65535), cap_(B_.hi[0] - B_.lo[0], 65535));");
+  p.line("const dim3 grid_(static_cast<unsigned>(gx_), static_cast<unsigned>(gy_), static_cast<unsigned>(nx_ < 65535 ? nx_ : 65535));");
   p.line(kname + "<<<grid_, block_, 0, stream_>>>(L_, B_, " + callArgs(k, ArgMode::Sweep) + ");");
   p.line("return cudaGetLastError();");
   p.closeScope(launchName(k, part));
@@ -118,6 +119,7 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
     }
     p.line(real + " " + slotName(q.field, q.hi) + ";");
   }
+  if (k.schedule.unroll > 1) p.line("#pragma unroll " + std::to_string(k.schedule.unroll));
   p.openScope("for (long x_ = x0_; x_ < x1_; ++x_, p_ += s0_)");
   for (const Queue& q : qs) {
     dag::Offset o;

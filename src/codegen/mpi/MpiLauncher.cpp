@@ -1,6 +1,8 @@
 #include "codegen/mpi/MpiLauncher.h"
 
 #include <algorithm>
+#include <type_traits>
+#include <utility>
 
 #include "codegen/KernelBody.h"
 
@@ -52,6 +54,18 @@ bool readsCorners(const dag::Context& ctx, const dag::Kernel& k) {
 }
 
 namespace {
+
+// Kernels with position-dependent equations (regions, when the front end has them) are placed
+// relative to the interior a sweep is given; the sub-domain sweeps here would misplace them.
+template <typename K, typename = void>
+struct HasRegions : std::false_type {};
+template <typename K>
+struct HasRegions<K, std::void_t<decltype(std::declval<const K&>().regions.size())>> : std::true_type {};
+template <typename K>
+size_t regionCount(const K& k) {
+  if constexpr (HasRegions<K>::value) return k.regions.size();
+  else return 0;
+}
 
 std::string kindName(dag::BoundaryKind b) {
   switch (b) {
@@ -130,6 +144,14 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   const std::string ns = "stn::" + cIdent(k.name);
   const ExchangeWidths w = exchangeWidths(k);
   const bool corners = readsCorners(m.ctx, k);
+  if (regionCount(k) > 0) {
+    p.comment(kernelComment(m, k,
+                            "distributed (MPI): not generated. This kernel has regions, which the generated sweep places "
+                            "relative to the\ninterior it is given; a rank's sweep would place them relative to its own "
+                            "sub-domain. Needs a sweep\nentry point that takes the global offset of the local box."));
+    p.line();
+    return;
+  }
   p.comment(kernelComment(m, k, distributedComment(m.ctx, k, w)));
   p.openScope("namespace " + ns + "::mpi");
   p.line("using Domain = stnc_mpi::Domain;");
@@ -219,6 +241,14 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     for (int d = 0; d < 3; ++d) read |= w.lo[f][d] > 0 || w.hi[f][d] > 0;
     if (read) readChecks += "if (!" + cIdent(k.fields[f].name) + ") return stnc_rt::kNullPointer;\n";
   }
+  // The sweep over a box of the local interior (internal dimensions) through sweep_box (axis order).
+  std::string boxLo, boxHi;
+  for (int a = 0; a < k.rank(); ++a) {
+    const std::string d = std::to_string(internalDim(k, a));
+    boxLo += std::string(a ? ", " : "") + "b_.lo[" + d + "]";
+    boxHi += std::string(a ? ", " : "") + "b_.hi[" + d + "]";
+  }
+  const std::string boxArrays = "const long lo_[kRank] = {" + boxLo + "}, hi_[kRank] = {" + boxHi + "}; ";
   auto emitSwaps = [&] {
     for (auto& [a, b] : k.swaps) p.line("std::swap(" + cIdent(a) + ", " + cIdent(b) + ");");
   };
@@ -235,18 +265,38 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.openScope("namespace cpu");
   p.line("// steps x (halo exchange + boundary rules, sweep, swap pairs) on this rank's host arrays; the interior");
   p.line("// part of each sweep runs while the messages are in flight. Collective over D_.comm. Same arguments and");
-  p.line("// results as ::" + ns + "::cpu::step on the global grid, bit for bit.");
-  p.openScope("inline int step(Domain& D_, long steps_, " + declArgs(k, ArgMode::Step) + ")");
-  p.line("if (steps_ < 0) return stnc_rt::kBadArgument;");
+  p.line("// results as ::" + ns + "::cpu::step on the global grid, bit for bit. Point sources use global");
+  p.line("// coordinates; the rank that owns the point adds wavelet[t] after the sweep, before the swaps.");
+  p.openScope("inline int step(Domain& D_, long steps_, " + declArgs(k, ArgMode::Step) +
+              ", const Source* sources_ = nullptr, int nsources_ = 0)");
+  p.line("if (steps_ < 0 || nsources_ < 0 || (nsources_ > 0 && !sources_)) return stnc_rt::kBadArgument;");
   p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
   p.line("const void* ptrs_[kFieldCount] = {" + fields + "};");
   p.line("if (int s_ = ::" + ns + "::check(D_.L, ptrs_, alignof(real))) return s_;");
+  p.line("if (int s_ = ::" + ns + "::checkSources(D_.G, sources_, nsources_)) return s_;");
   p.line("real values_[kFieldCount * 3];");
   p.line("rule_values_(values_" + paramNames(k) + ");");
+  p.line("// A source into a constant field makes it change: then every field is exchanged every step.");
+  p.line("bool hot_ = false;");
+  p.line("for (int q_ = 0; q_ < nsources_; ++q_) hot_ = hot_ || kConstant[sources_[q_].field];");
   p.openScope("for (long s_ = 0; s_ < steps_; ++s_)");
   p.line("real* const f_[kFieldCount] = {" + fields + "};");
-  p.line("auto sweep_ = [&](const stnc_rt::Layout& S_) { return ::" + ns + "::cpu::sweep(S_, " + sweepArgs + "); };");
-  p.line("if (int e_ = stnc_mpi::stepHost<real>(D_, kSpec, f_, values_, s_ == 0, sweep_)) return e_;");
+  p.line("auto sweep_ = [&](const stnc_mpi::Box3& b_) { " + boxArrays + "return ::" + ns + "::cpu::sweep_box(D_.L, lo_, hi_, " +
+         sweepArgs + "); };");
+  p.line("if (int e_ = stnc_mpi::stepHost<real>(D_, kSpec, f_, values_, s_ == 0 || hot_, sweep_)) return e_;");
+  {
+    std::string inside, local;
+    for (int a = 0; a < k.rank(); ++a) {
+      const std::string d = std::to_string(internalDim(k, a)), c = "g_." + cIdent(k.axes[a]);
+      inside += std::string(a ? " && " : "") + c + " >= D_.offset[" + d + "] && " + c + " < D_.offset[" + d + "] + D_.n[" + d + "]";
+      local += std::string(a ? ", " : "") + c + " - D_.offset[" + d + "]";
+    }
+    p.openScope("for (int q_ = 0; q_ < nsources_; ++q_)");
+    p.line("const Source& g_ = sources_[q_];");
+    p.line("if (!(" + inside + ")) continue;");
+    p.line("f_[g_.field][::" + ns + "::index(D_.L, " + local + ")] += g_.wavelet[s_];");
+    p.closeScope("point sources");
+  }
   emitSwaps();
   p.closeScope("for s_");
   p.line("return stnc_rt::kOk;");
@@ -258,7 +308,7 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("real values_[kFieldCount * 3];");
   p.line("rule_values_(values_" + paramNames(k) + ");");
   p.line("real* const f_[kFieldCount] = {" + fields + "};");
-  p.line("auto none_ = [](const stnc_rt::Layout&) { return 0; };");
+  p.line("auto none_ = [](const stnc_mpi::Box3&) { return 0; };");
   p.line("return stnc_mpi::stepHost<real>(D_, kSpec, f_, values_, true, none_, false);");
   p.closeScope("exchange");
   p.closeScope("namespace cpu");
@@ -279,6 +329,7 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("// As cpu::step on device arrays: the interior sweep runs on stream_ while the halos are packed");
   p.line("// (cudaMemcpy3DAsync), sent (pinned host staging, or device buffers with CUDA-aware MPI) and");
   p.line("// unpacked on a second stream. Returns a stnc_mpi/stnc_rt status (kCudaError: see cudaGetLastError).");
+  p.line("// No point sources yet: adding wavelet[t] on the device needs a kernel of " + m.sourceName + ".cu (DISTRIBUTED.md).");
   p.openScope("inline int step(Domain& D_, long steps_, " + declArgs(k, ArgMode::Step) + ", cudaStream_t stream_ = 0)");
   p.line("if (steps_ < 0) return stnc_rt::kBadArgument;");
   p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
@@ -288,12 +339,12 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("rule_values_(values_" + paramNames(k) + ");");
   p.openScope("for (long s_ = 0; s_ < steps_; ++s_)");
   p.line("real* const f_[kFieldCount] = {" + fields + "};");
-  p.line("auto sweep_ = [&](const stnc_rt::Layout& S_, cudaStream_t st_) { return ::" + ns + "::cuda::sweep(S_, " + sweepArgs +
-         ", st_); };");
+  p.line("auto sweep_ = [&](const stnc_mpi::Box3& b_, cudaStream_t st_) { " + boxArrays + "return ::" + ns +
+         "::cuda::sweep_box(D_.L, lo_, hi_, " + sweepArgs + ", st_); };");
   p.line("if (int e_ = stnc_mpi::stepCuda<real>(D_, kSpec, f_, values_, s_ == 0, sweep_, stream_)) return e_;");
   emitSwaps();
   p.closeScope("for s_");
-  p.line("return cudaStreamSynchronize(stream_) == cudaSuccess ? stnc_rt::kOk : stnc_mpi::kCudaError;");
+  p.line("return stnc_mpi::cudaStatus(cudaStreamSynchronize(stream_));");
   p.closeScope("step");
   p.openScope("inline int exchange(Domain& D_, " + plainFieldDecls(k) + paramDecls(k) + ", cudaStream_t stream_ = 0)");
   p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
@@ -301,9 +352,9 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("real values_[kFieldCount * 3];");
   p.line("rule_values_(values_" + paramNames(k) + ");");
   p.line("real* const f_[kFieldCount] = {" + fields + "};");
-  p.line("auto none_ = [](const stnc_rt::Layout&, cudaStream_t) { return cudaSuccess; };");
+  p.line("auto none_ = [](const stnc_mpi::Box3&, cudaStream_t) { return cudaSuccess; };");
   p.line("if (int e_ = stnc_mpi::stepCuda<real>(D_, kSpec, f_, values_, true, none_, stream_, false)) return e_;");
-  p.line("return cudaStreamSynchronize(stream_) == cudaSuccess ? stnc_rt::kOk : stnc_mpi::kCudaError;");
+  p.line("return stnc_mpi::cudaStatus(cudaStreamSynchronize(stream_));");
   p.closeScope("exchange");
   p.line("// gather/scatter of device arrays (through a host copy of the local array); global_ is host memory.");
   p.openScope("inline int gather(const Domain& D_, int root_, const real* local_, real* global_)");

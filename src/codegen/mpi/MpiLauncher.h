@@ -12,7 +12,9 @@
 // The fixed part is codegen/mpi/stnc_mpi_runtime.h, embedded verbatim. docs/DISTRIBUTED.md has
 // the semantics and the performance model.
 #pragma once
+#include <array>
 #include <string>
+#include <vector>
 
 #include "codegen/Launcher.h"
 

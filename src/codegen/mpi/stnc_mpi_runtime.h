@@ -90,16 +90,6 @@ inline long boxCount(const Box3& b) {
 
 inline bool boxEmpty(const Box3& b) { return boxCount(b) == 0; }
 
-// The layout of a sub-box of L's interior: same strides and pitch, origin moved to the box's first
-// point. Every generated sweep reads only L.n, L.stride and L.origin, so sweep(subLayout(L, b), ...)
-// computes exactly the points of b, each with the same code as a full sweep.
-inline stnc_rt::Layout subLayout(const stnc_rt::Layout& L, const Box3& b) {
-  stnc_rt::Layout S = L;
-  for (int d = 0; d < 3; ++d) S.n[d] = b.hi[d] - b.lo[d];
-  S.origin = stnc_rt::at(L, b.lo[0], b.lo[1], b.lo[2]);
-  return S;
-}
-
 // N points over `parts` ranks: the first N % parts ranks get one more.
 inline void splitExtent(long N, int parts, int c, long& n, long& offset) {
   const long q = N / parts, r = N % parts;
@@ -127,7 +117,7 @@ struct Plan {
   std::vector<Message> msgs[3];  // per dimension (the exchange phases)
   std::vector<FillOp> fills[3];
   size_t sendElems = 0, recvElems = 0;
-  Box3 inner{};  // interior points that read no halo cell this step changes
+  Box3 inner{};  // interior points that read no halo cell the exchange changes
 };
 
 struct CudaResources;  // defined below when CUDA is enabled
@@ -199,7 +189,10 @@ inline int decompose(MPI_Comm comm, const KernelSpec& K, const long* global, con
     if (dimsA[a] > 0) fixed *= dimsA[a];
     if (global[a] <= 0) return stnc_rt::kBadExtent;
   }
-  if (size % fixed != 0) return stnc_rt::kBadArgument;  // MPI_Dims_create would fail
+  bool anyFree = false;
+  for (int a = 0; a < K.rank; ++a) anyFree |= dimsA[a] == 0;
+  // MPI_Dims_create would fail (fatally, with the default error handler).
+  if (size % fixed != 0 || (!anyFree && fixed != size)) return stnc_rt::kBadArgument;
   if (MPI_Dims_create(size, K.rank, dimsA) != MPI_SUCCESS) return kMpiError;
   for (int d = 0; d < 3; ++d) {
     D.dims[d] = d < off ? 1 : dimsA[d - off];
@@ -300,7 +293,9 @@ inline void buildPlan(Domain& D, const KernelSpec& K, bool all, Plan& P) {
       for (int side = 0; side < 2; ++side) {
         const bool filled = filledSide(D, K, f, d, side);
         if (filled) P.fills[d].push_back({f, d, side, K.rule[f][d]});
-        if (filled || exchangedSide(D, K, f, d, side)) {
+        // Without corners the local rules run before the interior sweep (they read only this rank's
+        // interior), so only exchanged sides hold the interior back.
+        if ((filled && K.corners) || exchangedSide(D, K, f, d, side)) {
           const long w = sideWidth(K, f, d, side);
           if (w > dirty[d][side]) dirty[d][side] = w;
         }
@@ -427,9 +422,14 @@ int beginHost(Domain& D, const Plan& P, int d, T* const* f) {
   return stnc_rt::kOk;
 }
 
-// Waits for every posted message, unpacks phases [d0, d1) and applies their local rules.
 template <typename T>
-int finishHost(Domain& D, const KernelSpec& K, const Plan& P, int d0, int d1, T* const* f, const T* values) {
+void fillHost(Domain& D, const Plan& P, int d, T* const* f, const T* values) {
+  for (const FillOp& op : P.fills[d]) fillSideHost(f[op.field], D.L, op.dim, op.side, op.kind, values[op.field * 3 + op.dim]);
+}
+
+// Waits for every posted message, unpacks phases [d0, d1) and, with `fills`, applies their local rules.
+template <typename T>
+int finishHost(Domain& D, const Plan& P, int d0, int d1, T* const* f, const T* values, bool fills) {
   if (!D.reqs.empty() && MPI_Waitall(static_cast<int>(D.reqs.size()), D.reqs.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
     return kMpiError;
   D.reqs.clear();
@@ -437,15 +437,14 @@ int finishHost(Domain& D, const KernelSpec& K, const Plan& P, int d0, int d1, T*
   for (int d = d0; d < d1; ++d) {
     for (const Message& m : P.msgs[d])
       if (!m.send) unpackBox(f[m.field], D.L, m.box, rbuf + m.offset);
-    for (const FillOp& op : P.fills[d]) fillSideHost(f[op.field], D.L, op.dim, op.side, op.kind, values[op.field * 3 + op.dim]);
+    if (fills) fillHost(D, P, d, f, values);
   }
-  (void)K;
   return stnc_rt::kOk;
 }
 
 // One distributed step on host arrays: exchange + local rules, overlapped with the interior part
-// of the sweep, then the boundary shell. sweep(const stnc_rt::Layout&) runs the kernel's sweep on
-// a sub-layout and returns a status; all = also exchange the constant fields.
+// of the sweep, then the boundary shell. sweep(const Box3&) runs the kernel's sweep_box over a
+// box of the local interior and returns a status; all = also exchange the constant fields.
 template <typename T, typename Sweep>
 int stepHost(Domain& D, const KernelSpec& K, T* const* f, const T* values, bool all, Sweep&& sweep, bool doSweep = true) {
   if (D.spec != &K) return kWrongDomain;
@@ -456,16 +455,19 @@ int stepHost(Domain& D, const KernelSpec& K, T* const* f, const T* values, bool 
   const int firstPhases = K.corners ? 1 : 3;
   for (int d = 0; d < firstPhases && s == stnc_rt::kOk; ++d) s = beginHost(D, P, d, f);
   if (s) return s;
+  if (!K.corners)
+    for (int d = 0; d < 3; ++d) fillHost(D, P, d, f, values);
   if (doSweep && !boxEmpty(P.inner)) {
     // The interior in slabs along dim 0, testing the requests in between so MPI makes progress.
     const long lo = P.inner.lo[0], len = P.inner.hi[0] - lo;
-    const long chunks = D.progressChunks < 1 ? 1 : (D.progressChunks > len ? len : D.progressChunks);
+    const long want = D.reqs.empty() ? 1 : D.progressChunks;
+    const long chunks = want < 1 ? 1 : (want > len ? len : want);
     for (long c = 0; c < chunks; ++c) {
       Box3 b = P.inner;
       b.lo[0] = lo + len * c / chunks;
       b.hi[0] = lo + len * (c + 1) / chunks;
       if (boxEmpty(b)) continue;
-      if ((s = sweep(subLayout(D.L, b))) != stnc_rt::kOk) return s;
+      if ((s = sweep(b)) != stnc_rt::kOk) return s;
       int done = 0;
       if (!D.reqs.empty()) MPI_Testall(static_cast<int>(D.reqs.size()), D.reqs.data(), &done, MPI_STATUSES_IGNORE);
     }
@@ -473,16 +475,16 @@ int stepHost(Domain& D, const KernelSpec& K, T* const* f, const T* values, bool 
   if (K.corners) {
     for (int d = 0; d < 3 && s == stnc_rt::kOk; ++d) {
       if (d > 0) s = beginHost(D, P, d, f);
-      if (s == stnc_rt::kOk) s = finishHost(D, K, P, d, d + 1, f, values);
+      if (s == stnc_rt::kOk) s = finishHost(D, P, d, d + 1, f, values, true);
     }
   } else {
-    s = finishHost(D, K, P, 0, 3, f, values);
+    s = finishHost(D, P, 0, 3, f, values, false);
   }
   if (s || !doSweep) return s;
   Box3 shell[6];
   const int m = shellBoxes(D, P.inner, shell);
   for (int i = 0; i < m; ++i)
-    if (!boxEmpty(shell[i]) && (s = sweep(subLayout(D.L, shell[i]))) != stnc_rt::kOk) return s;
+    if (!boxEmpty(shell[i]) && (s = sweep(shell[i])) != stnc_rt::kOk) return s;
   return stnc_rt::kOk;
 }
 
@@ -593,6 +595,8 @@ int scatterHost(const Domain& D, int root, const T* global, T* local) {
 // Packing, unpacking and the local boundary rules are strided 3-D copies (cudaMemcpy3DAsync), so
 // this part compiles with nvcc and with a host compiler (STNC_WITH_CUDA) alike. Messages go through
 // pinned host buffers, or straight from device buffers when MPI is CUDA-aware.
+
+inline int cudaStatus(cudaError_t e) { return e == cudaSuccess ? static_cast<int>(stnc_rt::kOk) : static_cast<int>(kCudaError); }
 
 // Open MPI reports CUDA support at compile and run time; STNC_MPI_CUDA_AWARE=0|1 overrides.
 inline bool cudaAwareMpi() {
@@ -764,13 +768,22 @@ int packCuda(Domain& D, CudaResources& C, const Plan& P, int d, T* const* f) {
   return stnc_rt::kOk;
 }
 
-// Posts the receives of phases [d0, d1), waits for the packs, posts the sends, waits for all
-// messages, then queues the unpacks and the local rules of those phases on C.comm.
 template <typename T>
-int exchangeCuda(Domain& D, CudaResources& C, const Plan& P, int d0, int d1, T* const* f, const T* values) {
+int fillCuda(Domain& D, CudaResources& C, const Plan& P, int d, T* const* f, const T* values, cudaStream_t s) {
+  for (const FillOp& op : P.fills[d])
+    if (fillSideCuda(C, f[op.field], D.L, op, values[op.field * 3 + op.dim], s) != cudaSuccess) return kCudaError;
+  return stnc_rt::kOk;
+}
+
+// Waits for the packs (and for the previous unpacks, which read the receive buffer), posts the
+// receives and sends of phases [d0, d1), waits for all messages, then queues the unpacks (and, with
+// `fills`, the local rules) of those phases on C.comm.
+template <typename T>
+int exchangeCuda(Domain& D, CudaResources& C, const Plan& P, int d0, int d1, T* const* f, const T* values, bool fills) {
   T* sbuf = static_cast<T*>(C.send);
   T* rbuf = static_cast<T*>(C.recv);
   D.reqs.clear();
+  if (cudaStreamSynchronize(C.comm) != cudaSuccess) return kCudaError;
   for (int d = d0; d < d1; ++d)
     for (const Message& m : P.msgs[d]) {
       if (m.send) continue;
@@ -779,7 +792,6 @@ int exchangeCuda(Domain& D, CudaResources& C, const Plan& P, int d0, int d1, T* 
           MPI_SUCCESS)
         return kMpiError;
     }
-  if (cudaStreamSynchronize(C.comm) != cudaSuccess) return kCudaError;
   for (int d = d0; d < d1; ++d)
     for (const Message& m : P.msgs[d]) {
       if (!m.send) continue;
@@ -794,15 +806,15 @@ int exchangeCuda(Domain& D, CudaResources& C, const Plan& P, int d0, int d1, T* 
   for (int d = d0; d < d1; ++d) {
     for (const Message& m : P.msgs[d])
       if (!m.send && copyBoxAsync(f[m.field], D.L, m.box, rbuf + m.offset, false, C.comm) != cudaSuccess) return kCudaError;
-    for (const FillOp& op : P.fills[d])
-      if (fillSideCuda(C, f[op.field], D.L, op, values[op.field * 3 + op.dim], C.comm) != cudaSuccess) return kCudaError;
+    if (fills)
+      if (int e = fillCuda(D, C, P, d, f, values, C.comm)) return e;
   }
   return stnc_rt::kOk;
 }
 
 // One distributed step on device arrays. The interior sweep runs on `stream` while the halos are
-// packed, sent and unpacked on a second stream; the shell waits for the halos. sweep(layout,
-// stream) returns a cudaError_t.
+// packed, sent and unpacked on a second stream; the shell waits for the halos. sweep(box,
+// stream) runs the kernel's sweep_box and returns a cudaError_t.
 template <typename T, typename Sweep>
 int stepCuda(Domain& D, const KernelSpec& K, T* const* f, const T* values, bool all, Sweep&& sweep, cudaStream_t stream,
              bool doSweep = true) {
@@ -818,14 +830,17 @@ int stepCuda(Domain& D, const KernelSpec& K, T* const* f, const T* values, bool 
   const int firstPhases = K.corners ? 1 : 3;
   for (int d = 0; d < firstPhases && s == stnc_rt::kOk; ++d) s = packCuda(D, *C, P, d, f);
   if (s) return s;
-  if (doSweep && !boxEmpty(P.inner) && sweep(subLayout(D.L, P.inner), stream) != cudaSuccess) return kCudaError;
+  // Without corners the local rules go first, on `stream`, ahead of the interior sweep.
+  for (int d = 0; d < 3 && !K.corners && s == stnc_rt::kOk; ++d) s = fillCuda(D, *C, P, d, f, values, stream);
+  if (s) return s;
+  if (doSweep && !boxEmpty(P.inner) && sweep(P.inner, stream) != cudaSuccess) return kCudaError;
   if (K.corners) {
     for (int d = 0; d < 3 && s == stnc_rt::kOk; ++d) {
       if (d > 0) s = packCuda(D, *C, P, d, f);
-      if (s == stnc_rt::kOk) s = exchangeCuda(D, *C, P, d, d + 1, f, values);
+      if (s == stnc_rt::kOk) s = exchangeCuda(D, *C, P, d, d + 1, f, values, true);
     }
   } else {
-    s = exchangeCuda(D, *C, P, 0, 3, f, values);
+    s = exchangeCuda(D, *C, P, 0, 3, f, values, false);
   }
   if (s) return s;
   if (cudaEventRecord(C->halo, C->comm) != cudaSuccess || cudaStreamWaitEvent(stream, C->halo, 0) != cudaSuccess)
@@ -834,7 +849,7 @@ int stepCuda(Domain& D, const KernelSpec& K, T* const* f, const T* values, bool 
   Box3 shell[6];
   const int m = shellBoxes(D, P.inner, shell);
   for (int i = 0; i < m; ++i)
-    if (!boxEmpty(shell[i]) && sweep(subLayout(D.L, shell[i]), stream) != cudaSuccess) return kCudaError;
+    if (!boxEmpty(shell[i]) && sweep(shell[i], stream) != cudaSuccess) return kCudaError;
   return stnc_rt::kOk;
 }
 
@@ -851,8 +866,7 @@ int scatterCuda(const Domain& D, int root, const T* global, T* local) {
   std::vector<T> host(D.L.count);
   if (cudaMemcpy(host.data(), local, D.L.count * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess) return kCudaError;
   if (int s = scatterHost(D, root, global, host.data())) return s;
-  return cudaMemcpy(local, host.data(), D.L.count * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess ? stnc_rt::kOk
-                                                                                                        : kCudaError;
+  return cudaStatus(cudaMemcpy(local, host.data(), D.L.count * sizeof(T), cudaMemcpyHostToDevice));
 }
 #endif  // CUDA
 
