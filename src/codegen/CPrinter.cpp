@@ -82,9 +82,9 @@ std::string cIdent(const std::string& name) {
       "fill_boundaries", "sweepKernel", "sweepPart", "fillKernel", "launchSweep", "launchPart", "launchFill",
       "kRank", "kAxes", "kHalo", "kHaloInternal", "kPad", "kFieldCount", "kParamCount", "kFields", "kBlockX",
       "kBlockY", "kChunk"};
-  // Generated internals end in '_' (p_, t12_, u_m1_0_0_), so user names never do: a trailing '_'
-  // gets a 'u', and a reserved name becomes NAME_r_ (no internal name has that shape).
-  if (!name.empty() && name.back() == '_') return name + "u";
+  // Generated internals end in '_' (p_, t12_, u_m1_0_0_) and never contain "__": a user name with a
+  // trailing '_' becomes NAME_u_ (a__u_ for a_), a reserved name NAME_r_ (no user name maps there).
+  if (!name.empty() && name.back() == '_') return name + "_u_";
   return kReserved.count(name) ? name + "_r_" : name;
 }
 

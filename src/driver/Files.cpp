@@ -56,7 +56,7 @@ bool readFile(const std::string& path, std::string& out) {
 }
 
 std::string hashHex(const std::string& data) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = 14695981039346656037ull;  // FNV-1a 64 offset basis
   for (unsigned char c : data) {
     h ^= c;
     h *= 1099511628211ull;

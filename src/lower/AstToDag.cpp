@@ -20,7 +20,7 @@ using dag::Op;
 
 constexpr size_t kMaxNodes = 4'000'000;
 constexpr long kMaxSumTerms = 100'000;
-constexpr long kMaxEvals = 4'000'000;  // expansion work (nested defs can double it per level)
+constexpr long kMaxEvals = 1'000'000;  // expansion work (nested defs can double it per level)
 constexpr int kMaxEvalDepth = 2'000;     // nesting of the expression being lowered (stack use)
 
 struct OffsetItem {
@@ -150,7 +150,7 @@ class Lowerer {
     if (it != g_.constValues.end()) return &it->second;
     const ast::ConstDecl* c = g_.syms.consts.at(name);
     if (!g_.constsInProgress.insert(name).second) {
-      g_.diags.report(DiagId::err_recursion, use) << name;
+      g_.diags.report(DiagId::err_value_cycle, use) << name;
       return nullptr;
     }
     Lowerer inner(g_, nullptr);
@@ -208,7 +208,7 @@ class Lowerer {
     auto it = letMemo_.find(key);
     if (it != letMemo_.end()) return it->second;
     if (!letsInProgress_.insert(name).second) {
-      g_.diags.report(DiagId::err_recursion, loc) << name;
+      g_.diags.report(DiagId::err_value_cycle, loc) << name;
       return kNoNode;
     }
     NodeId id = eval(*s_->lets[idx].value, nullptr, shift);

@@ -40,8 +40,7 @@ class DeclChecker {
     }
     auto prev = globals_.find(id.name);
     if (prev != globals_.end()) {
-      diags_.report(DiagId::err_redefinition, id.loc) << id.name;
-      diags_.report(DiagId::note_previous, prev->second);
+      diags_.report(DiagId::err_redefinition, id.loc).note(DiagId::note_previous, prev->second) << id.name;
       return;
     }
     globals_[id.name] = id.loc;
@@ -73,11 +72,11 @@ class DeclChecker {
       }
       auto it = locals.find(n.name);
       if (it != locals.end()) {
-        diags_.report(DiagId::err_redefinition, n.loc) << n.name;
-        diags_.report(DiagId::note_previous, it->second);
+        diags_.report(DiagId::err_redefinition, n.loc).note(DiagId::note_previous, it->second) << n.name;
         return;
       }
       locals[n.name] = n.loc;
+      if (globals_.count(n.name)) diags_.report(DiagId::warn_shadow, n.loc) << n.name;
     };
     for (auto& a : s.axes) local(a);
     for (auto& f : s.fields) local(f.id);

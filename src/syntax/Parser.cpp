@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
 
 #include "StnLexer.h"
@@ -305,7 +306,7 @@ bool parseNumber(const std::string& text, double& value) {
   if (text.empty()) return false;
   char* end = nullptr;
   value = std::strtod(text.c_str(), &end);  // strtod reads decimal and hex floats exactly (correctly rounded)
-  return end && *end == '\0';
+  return end && *end == '\0' && std::isfinite(value);  // 1e999 is an error, not infinity
 }
 
 std::optional<ast::Module> parseModule(const SourceManager& sm, uint32_t file, DiagEngine& diags) {

@@ -45,7 +45,7 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.closeScope("sweepKernel");
   std::string fillDecl = declArgs(k, ArgMode::Fill);
   p.openScope("void fillKernel(const stnc_rt::Layout& L_" + (fillDecl.empty() ? "" : ", " + fillDecl) + ")");
-  if (fillDecl.empty()) p.line("(void)L_;");
+  p.line("(void)L_;");
   emitFillBody(p, m.ctx, k, "stnc_rt::fillBoundaryDim<real>", "");
   p.closeScope("fillKernel");
   p.closeScope("namespace");
