@@ -3,7 +3,8 @@
 # only what is missing. Run as root (or with sudo available).
 set -euo pipefail
 pkgs=(antlr4 libantlr4-runtime-dev uuid-dev libcli11-dev nlohmann-json3-dev doctest-dev
-      libopenmpi-dev openmpi-bin ninja-build cmake g++ make python3 libpng-dev)
+      libopenmpi-dev openmpi-bin ninja-build cmake g++ make python3 libpng-dev
+      clang libclang-rt-14-dev)  # clang: the libFuzzer target over the frontend (tests/fuzz)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,28 @@
+# `stnc info` on every file of DIRS ('|'-separated folders): it must exit 0 (valid) or 1 (invalid,
+# with at least one located 'file:line:col: error:' diagnostic), never crash, abort or hang.
+string(REPLACE "|" ";" dirs "${DIRS}")
+file(MAKE_DIRECTORY ${WORK})
+set(n 0)
+set(bad "")
+foreach(d ${dirs})
+  file(GLOB files ${d}/*)
+  foreach(f ${files})
+    math(EXPR n "${n} + 1")
+    # Run on a copy named .stn in an empty folder, so that relative imports find nothing.
+    get_filename_component(name ${f} NAME)
+    configure_file(${f} ${WORK}/${name}.stn COPYONLY)
+    execute_process(COMMAND ${STNC} info ${WORK}/${name}.stn RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err
+                    TIMEOUT 60)
+    if(rc EQUAL 1)
+      if(NOT err MATCHES "\\.stn:[0-9]+:[0-9]+: error: ")
+        string(APPEND bad "${f}: exit 1 without a located error:\n${err}\n")
+      endif()
+    elseif(NOT rc EQUAL 0)
+      string(APPEND bad "${f}: exit '${rc}':\n${err}\n")
+    endif()
+  endforeach()
+endforeach()
+if(bad)
+  message(FATAL_ERROR "${bad}")
+endif()
+message(STATUS "fuzz.inputs: ${n} files ok")
