@@ -5,6 +5,7 @@
 #                    [INCLUDE_DIRS dir...]        # searched for imports (-I), relative to the current source dir
 #                    [OUTPUT_DIR dir]             # default ${CMAKE_CURRENT_BINARY_DIR}/stnc/<target>
 #                    [OPTIONS opt...]             # more stnc options, e.g. --schedule stream --Werror
+#                    [DISTRIBUTED]                # also <name>_mpi.h (stnc --distributed; link MPI yourself)
 #                    [NO_OPENMP])                 # do not link OpenMP for the CPU code
 #
 # At build time stnc compiles <file.stn> into OUTPUT_DIR/<name>.h (the launcher header) and
@@ -19,14 +20,28 @@
 # of the stdlib) regenerates; a new stnc binary regenerates as well.
 #
 # Call it in the directory that defines <target> (custom command outputs belong to that directory).
-# Sets <name>_STNC_HEADER and <name>_STNC_SOURCES in the caller's scope.
+# Sets <name>_STNC_HEADER and <name>_STNC_SOURCES (and, with DISTRIBUTED, <name>_STNC_MPI_HEADER) in
+# the caller's scope.
+#
+# Without the package (only an stnc binary at hand, e.g. a static build copied to another machine):
+#   set(STNC_EXECUTABLE /path/to/stnc)   # before the include; the stdlib: -I via INCLUDE_DIRS, or
+#   include(<stnc source>/cmake/StncAddStencil.cmake)   # the STNC_STDLIB environment variable at build time
+# defines the imported target stnc::stnc from STNC_EXECUTABLE.
 
 if(POLICY CMP0116)
   cmake_policy(SET CMP0116 NEW)  # Ninja: depfile paths are made relative to the build directory
 endif()
 
+if(NOT TARGET stnc::stnc AND DEFINED STNC_EXECUTABLE)
+  if(NOT EXISTS "${STNC_EXECUTABLE}")
+    message(FATAL_ERROR "StncAddStencil.cmake: STNC_EXECUTABLE '${STNC_EXECUTABLE}' does not exist")
+  endif()
+  add_executable(stnc::stnc IMPORTED)
+  set_target_properties(stnc::stnc PROPERTIES IMPORTED_LOCATION "${STNC_EXECUTABLE}")
+endif()
+
 function(stnc_add_stencil target file)
-  cmake_parse_arguments(PARSE_ARGV 2 S "NO_OPENMP" "TARGET_KIND;OUTPUT_DIR" "INCLUDE_DIRS;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 2 S "NO_OPENMP;DISTRIBUTED" "TARGET_KIND;OUTPUT_DIR" "INCLUDE_DIRS;OPTIONS")
   if(S_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "stnc_add_stencil: unknown arguments: ${S_UNPARSED_ARGUMENTS}")
   endif()
@@ -86,12 +101,17 @@ function(stnc_add_stencil target file)
     list(APPEND _sources "${_out}/${_name}.cu")
   endif()
   list(APPEND _outputs "${_out}/${_name}.json")
+  set(_distributed)
+  if(S_DISTRIBUTED)
+    list(APPEND _outputs "${_out}/${_name}_mpi.h")
+    set(_distributed --distributed)
+  endif()
   set(_depfile "${_out}/${_name}.stn.d")
 
   file(RELATIVE_PATH _rel "${CMAKE_BINARY_DIR}" "${_out}")
   add_custom_command(
     OUTPUT ${_outputs}
-    COMMAND stnc::stnc "${_src}" -o "${_out}" --target ${S_TARGET_KIND} ${_inc} ${S_OPTIONS} -M "${_depfile}"
+    COMMAND stnc::stnc "${_src}" -o "${_out}" --target ${S_TARGET_KIND} ${_distributed} ${_inc} ${S_OPTIONS} -M "${_depfile}"
     MAIN_DEPENDENCY "${_src}"
     DEPENDS "$<TARGET_FILE:stnc::stnc>"
     DEPFILE "${_depfile}"
@@ -99,6 +119,10 @@ function(stnc_add_stencil target file)
     VERBATIM COMMAND_EXPAND_LISTS)
 
   target_sources(${target} PRIVATE "${_h}" ${_sources})
+  if(S_DISTRIBUTED)
+    target_sources(${target} PRIVATE "${_out}/${_name}_mpi.h")
+    set(${_name}_STNC_MPI_HEADER "${_out}/${_name}_mpi.h" PARENT_SCOPE)
+  endif()
   target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${_out}>")
   # The generated code (header included) is C++17.
   target_compile_features(${target} PUBLIC cxx_std_17)

@@ -24,6 +24,8 @@
 #   STNC_CXXFLAGS    flags for the generated OpenMP C++ (no FMA contraction, so CPU == GPU bitwise)
 #   STNC_NVCCFLAGS   flags for the generated CUDA (-fmad=false for the same reason)
 #   STNC_NVCC        nvcc                                           (nvcc on PATH or /usr/local/cuda/bin/nvcc)
+#   STNC_DISTRIBUTED 1: also generate $(STNC_OUT)/FILE_mpi.h (stnc --distributed, docs/DISTRIBUTED.md)
+#                    in the same run                                 (0)
 
 ifndef STNC_MK_INCLUDED
 STNC_MK_INCLUDED := 1
@@ -32,6 +34,7 @@ STNC ?= stnc
 STNC_FLAGS ?=
 STNC_OUT ?= .
 STNC_ARCH ?= sm_90
+STNC_DISTRIBUTED ?= 0
 STNC_CXXFLAGS ?= -std=c++17 -O3 -fopenmp -ffp-contract=off
 STNC_NVCCFLAGS ?= -std=c++17 -O3 -arch=$(STNC_ARCH) -fmad=false
 ifeq ($(origin STNC_NVCC),undefined)
@@ -42,9 +45,15 @@ endif
 STNC_SELF_DEP = $(wildcard $(STNC))
 
 # One stnc run writes all four outputs (a grouped pattern rule) plus the depfile.
+ifeq ($(STNC_DISTRIBUTED),1)
+$(STNC_OUT)/%.h $(STNC_OUT)/%.cpp $(STNC_OUT)/%.cu $(STNC_OUT)/%.json $(STNC_OUT)/%_mpi.h: %.stn $(STNC_SELF_DEP)
+	@mkdir -p $(@D)
+	$(STNC) $< -o $(@D) --target all --arch $(STNC_ARCH) --distributed $(STNC_FLAGS) -M $(@D)/$*.stn.d
+else
 $(STNC_OUT)/%.h $(STNC_OUT)/%.cpp $(STNC_OUT)/%.cu $(STNC_OUT)/%.json: %.stn $(STNC_SELF_DEP)
 	@mkdir -p $(@D)
 	$(STNC) $< -o $(@D) --target all --arch $(STNC_ARCH) $(STNC_FLAGS) -M $(@D)/$*.stn.d
+endif
 
 # The depfiles of earlier runs (absent on the first build: then everything is generated anyway).
 # Their rules must not become the includer's default goal: keep whatever it was.

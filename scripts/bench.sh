@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench.sh [--quick] [--only ID,...] [--no-peers] [--no-validate]
+# scripts/bench.sh [--quick] [--only ID,...] [--no-peers] [--no-validate] [--autotune]
 #
 # The one entry point of the benchmark suite (bench/README.md). On a machine with an NVIDIA GPU,
 # nvcc and python3 (torch, triton, matplotlib for the peers and the chart):
@@ -10,12 +10,14 @@
 #   4. peers.py times PyTorch conv3d (stars, boxes) and the Triton acoustic kernel,
 #   5. report.py writes $OUT/bench-STAMP.{md,json,png,log} and prints the Markdown table last.
 # --quick: 128^3 (f64) and 400^3 (acoustic) grids instead of 256^3 and 800^3, 20 timed sweeps.
+# --autotune: first `stnc --autotune` every workload (schedules timed on this GPU, saved as
+#   FILE.schedules.json next to the generated code and copied to $OUT), then benchmark those.
 # Environment: OUT (default ./bench-results), STNC (default build-static/stnc, else build/stnc),
 # STNC_FLAGS (extra stnc options, e.g. --schedule=naive), NVCC, BENCH_JOBS (parallel builds/validations, default nproc), BENCH_WORK (scratch directory).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-QUICK=0 ONLY="" PEERS=1 VALIDATE=1
+QUICK=0 ONLY="" PEERS=1 VALIDATE=1 AUTOTUNE=0
 CMDLINE="scripts/bench.sh $*"
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -24,6 +26,7 @@ while [[ $# -gt 0 ]]; do
     --only=*) ONLY="${1#--only=}" ;;
     --no-peers) PEERS=0 ;;
     --no-validate) VALIDATE=0 ;;
+    --autotune) AUTOTUNE=1 ;;
     -h|--help) sed -n "2,14p" "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -80,6 +83,15 @@ mkdir -p "$GEN" "$SRC" "$OBJ"
 FILES=$(python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["files"]))' "$ROOT/bench/workloads/manifest.json") ||
   die "cannot read bench/workloads/manifest.json"
 export STNC GEN ROOT
+if [[ $AUTOTUNE == 1 ]]; then
+  say "autotuning every workload: candidates built in parallel, timed one file at a time (STNC_GPU_LOCK)"
+  export STNC_GPU_LOCK="$WORK/gpu.lock"
+  printf '%s\n' $FILES | xargs -P 2 -I{} bash -c '
+    "$STNC" "$ROOT/bench/workloads/{}.stn" --autotune --target cuda ${STNC_FLAGS:-} -o "$GEN" >"$GEN/{}.tune.log" 2>&1 ||
+    { echo "autotune failed on {}.stn:"; tail -n 5 "$GEN/{}.tune.log"; }'
+  cat "$GEN"/*.tune.log
+  mkdir -p "$OUT/schedules" && cp "$GEN"/*.schedules.json "$OUT/schedules/" 2>/dev/null
+fi
 printf '%s\n' $FILES | xargs -P "$JOBS" -I{} bash -c '
   "$STNC" "$ROOT/bench/workloads/{}.stn" --target cuda ${STNC_FLAGS:-} -o "$GEN" >"$GEN/{}.stnc.log" 2>&1 &&
   "$STNC" "$ROOT/bench/workloads/{}.stn" --emit=json >"$GEN/{}.dag.json" 2>>"$GEN/{}.stnc.log" ||
@@ -91,7 +103,7 @@ say "generated $(ls "$GEN"/*.cu | wc -l) .cu files"
 if "$STNC" --help 2>&1 | grep -q -- '--report'; then
   for f in $FILES; do
     echo "[stnc --report] $f.stn"
-    "$STNC" "$ROOT/bench/workloads/$f.stn" --report --target cuda -o "$WORK/report-out" 2>&1 | sed 's/^/    /' || true
+    "$STNC" "$ROOT/bench/workloads/$f.stn" --report --target cuda ${STNC_FLAGS:-} -o "$GEN" 2>&1 | sed 's/^/    /' || true
   done
 fi
 

@@ -486,6 +486,8 @@ std::vector<RowValidation> validate(const Options& o, const std::vector<Row>& ro
       const KernelInfo* K = r.kernels[k];
       std::string cmd = "OMP_NUM_THREADS=1 " + timeoutPrefix() + shq(o.stnc) + " run " + shq(o.workloads + "/" + K->file + ".stn") +
                         " --backend cpu --stencil " + K->name + " --size " + sizeArg;
+      // The same stnc options as the timed code (e.g. --fp-contract=on changes the CPU result too).
+      if (const char* fl = std::getenv("STNC_FLAGS")) cmd += std::string(" ") + fl;
       for (int f = 0; f < K->fieldCount; ++f) {
         const std::string fn = K->fieldNames[f];
         if (K->roles[f] != kOut) cmd += " --in " + fn + "=" + shq(dir + "/" + fn + ".npy");

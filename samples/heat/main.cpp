@@ -2,8 +2,15 @@
 // stepped by the kernels stnc generates from heat.stn (stn::heat2d, stn::heat3d in heat.h).
 //
 //   heat [--dim 2|3] [--n N] [--steps S] [--cfl C] [--nu NU] [--init blobs|sine]
-//        [--backend cpu|cuda] [--png FILE]                       one run, prints timing, writes a PNG
+//        [--backend cpu|cuda] [--png FILE] [--save FILE.npy]     one run, prints timing, writes an image
 //   heat --check [--backend cpu|cuda] [--png FILE]               convergence study (make check)
+//   mpirun -np P heat [one-run options] [--verify]               the MPI build (make MPI=1): the same run
+//        distributed over P ranks (stn::heat3d::mpi::cpu::step, from heat_mpi.h); --verify also runs it
+//        in one process on rank 0 and exits 1 unless the two results are bit-identical
+//
+// Images: with libpng (make PNG=1, the default when png.h is found) --png writes a PNG; without it
+// (PNG=0) the same picture goes to a binary PPM (P6) next to it: FILE.png -> FILE.ppm.
+// --save writes the final interior field as a float64 .npy (shape n x n or n x n x n).
 //
 // --check runs the sine mode u = exp(-nu*|k|^2*t) * sin(x) sin(y) [sin(z)] (|k|^2 = d) to a fixed
 // time T at three resolutions with dt proportional to h^2 (constant nu*dt/h^2), prints the max-norm
@@ -18,8 +25,16 @@
 //                                                           stnc_rt::Status and leaves the result in u
 //   stn::heat3d::cuda::step(...)                            the same on device pointers (cudaError_t)
 #include "heat.h"
+#if defined(HEAT_MPI)
+#include "heat_mpi.h"  // stnc --distributed: stn::heat2d::mpi, stn::heat3d::mpi
+#endif
 
+#if !defined(HEAT_PNG)
+#define HEAT_PNG 1
+#endif
+#if HEAT_PNG
 #include <png.h>
+#endif
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -44,6 +59,11 @@ constexpr bool kHaveCuda = true;
 #else
 constexpr bool kHaveCuda = false;
 #endif
+#if defined(HEAT_MPI)
+constexpr bool kHaveMpi = true;
+#else
+constexpr bool kHaveMpi = false;
+#endif
 
 [[noreturn]] void die(const std::string& msg) {
   std::fprintf(stderr, "heat: error: %s\n", msg.c_str());
@@ -61,6 +81,12 @@ struct Kernel {
   cudaError_t (*cudaStep)(const stnc_rt::Layout& L, long steps, double*& u, double*& unew, double nu, double dt,
                           double rdx2);
 #endif
+#if defined(HEAT_MPI)
+  int (*makeDomain)(MPI_Comm comm, long n, stnc_mpi::Domain& D);
+  int (*mpiStep)(stnc_mpi::Domain& D, long steps, double*& u, double*& unew, double nu, double dt, double rdx2);
+  int (*gather)(const stnc_mpi::Domain& D, int root, const double* local, double* global);
+  int (*scatter)(const stnc_mpi::Domain& D, int root, const double* global, double* local);
+#endif
 };
 
 const Kernel kHeat2d{
@@ -75,6 +101,14 @@ const Kernel kHeat2d{
       return stn::heat2d::cuda::step(L, s, u, un, nu, dt, r);
     },
 #endif
+#if defined(HEAT_MPI)
+    [](MPI_Comm comm, long n, stnc_mpi::Domain& D) { return stn::heat2d::mpi::make_domain(comm, n, n, D); },
+    [](stnc_mpi::Domain& D, long s, double*& u, double*& un, double nu, double dt, double r) {
+      return stn::heat2d::mpi::cpu::step(D, s, u, un, nu, dt, r);
+    },
+    [](const stnc_mpi::Domain& D, int root, const double* l, double* g) { return stn::heat2d::mpi::gather(D, root, l, g); },
+    [](const stnc_mpi::Domain& D, int root, const double* g, double* l) { return stn::heat2d::mpi::scatter(D, root, g, l); },
+#endif
 };
 
 const Kernel kHeat3d{
@@ -88,6 +122,14 @@ const Kernel kHeat3d{
     [](const stnc_rt::Layout& L, long s, double*& u, double*& un, double nu, double dt, double r) {
       return stn::heat3d::cuda::step(L, s, u, un, nu, dt, r);
     },
+#endif
+#if defined(HEAT_MPI)
+    [](MPI_Comm comm, long n, stnc_mpi::Domain& D) { return stn::heat3d::mpi::make_domain(comm, n, n, n, D); },
+    [](stnc_mpi::Domain& D, long s, double*& u, double*& un, double nu, double dt, double r) {
+      return stn::heat3d::mpi::cpu::step(D, s, u, un, nu, dt, r);
+    },
+    [](const stnc_mpi::Domain& D, int root, const double* l, double* g) { return stn::heat3d::mpi::gather(D, root, l, g); },
+    [](const stnc_mpi::Domain& D, int root, const double* g, double* l) { return stn::heat3d::mpi::scatter(D, root, g, l); },
 #endif
 };
 
@@ -125,6 +167,29 @@ struct HostArray {
 
 long extentA(const Problem& pb) { return pb.kernel->dim == 3 ? pb.n : 1; }
 
+// The initial field at the interior points of an array of layout L (halo cells are left as they are).
+void fillInitial(const Problem& pb, const InitFn& init, const stnc_rt::Layout& L, double* u) {
+  const Kernel& K = *pb.kernel;
+  const double h = kLength / static_cast<double>(pb.n);
+  const long na = extentA(pb), n = pb.n;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (long a = 0; a < na; ++a)
+    for (long b = 0; b < n; ++b)
+      for (long c = 0; c < n; ++c) u[K.index(L, a, b, c)] = K.dim == 3 ? init(a * h, b * h, c * h) : init(b * h, c * h, 0.0);
+}
+
+// The interior of an array of layout L as a dense row-major (a, b, c) vector.
+std::vector<double> interiorOf(const Problem& pb, const stnc_rt::Layout& L, const double* u) {
+  const Kernel& K = *pb.kernel;
+  const long na = extentA(pb), n = pb.n;
+  std::vector<double> f(static_cast<size_t>(na * n * n));
+#pragma omp parallel for collapse(2) schedule(static)
+  for (long a = 0; a < na; ++a)
+    for (long b = 0; b < n; ++b)
+      for (long c = 0; c < n; ++c) f[static_cast<size_t>((a * n + b) * n + c)] = u[K.index(L, a, b, c)];
+  return f;
+}
+
 Result run(const Problem& pb, const InitFn& init) {
   const Kernel& K = *pb.kernel;
   const stnc_rt::Layout L = K.layout(pb.n);
@@ -135,14 +200,8 @@ Result run(const Problem& pb, const InitFn& init) {
 
   // Both buffers of the swap pair start as the initial field; the halos are filled by step().
   HostArray u(L.count), unew(L.count);
-#pragma omp parallel for collapse(2) schedule(static)
-  for (long a = 0; a < na; ++a)
-    for (long b = 0; b < n; ++b)
-      for (long c = 0; c < n; ++c) {
-        const double v = K.dim == 3 ? init(a * h, b * h, c * h) : init(b * h, c * h, 0.0);
-        u.p[K.index(L, a, b, c)] = v;
-        unew.p[K.index(L, a, b, c)] = v;
-      }
+  fillInitial(pb, init, L, u.p);
+  std::memcpy(unew.p, u.p, L.count * sizeof(double));
 
   Result r;
   long double sum = 0, absSum = 0;
@@ -195,28 +254,26 @@ Result run(const Problem& pb, const InitFn& init) {
     die("this binary was built without CUDA (build with `make GPU=1`)");
 #endif
   }
-  r.field.resize(static_cast<size_t>(na * n * n));
-#pragma omp parallel for collapse(2) schedule(static)
-  for (long a = 0; a < na; ++a)
-    for (long b = 0; b < n; ++b)
-      for (long c = 0; c < n; ++c) r.field[static_cast<size_t>((a * n + b) * n + c)] = final[K.index(L, a, b, c)];
+  r.field = interiorOf(pb, L, final);
   return r;
 }
 
-// ---- PNG output (libpng) ----------------------------------------------------------------------------
+// ---- images: PNG (libpng) or, without libpng, binary PPM -------------------------------------------
 // A perceptual dark-to-bright ramp (approximately matplotlib's 'inferno').
-void colour(double t, png_byte* rgb) {
+void colour(double t, unsigned char* rgb) {
   static const double stops[][3] = {{0, 0, 4},      {40, 11, 84},   {101, 21, 110}, {159, 42, 99},
                                     {212, 72, 66},  {245, 125, 21}, {250, 193, 39}, {252, 255, 164}};
   const int m = sizeof stops / sizeof stops[0] - 1;
   t = std::clamp(t, 0.0, 1.0) * m;
   const int i = std::min(static_cast<int>(t), m - 1);
   const double f = t - i;
-  for (int c = 0; c < 3; ++c) rgb[c] = static_cast<png_byte>(std::lround(stops[i][c] + f * (stops[i + 1][c] - stops[i][c])));
+  for (int c = 0; c < 3; ++c)
+    rgb[c] = static_cast<unsigned char>(std::lround(stops[i][c] + f * (stops[i + 1][c] - stops[i][c])));
 }
 
+#if HEAT_PNG
 // Encodes rows x cols RGB pixels (row r from fillRow) with libpng; false on a libpng error.
-bool encodePng(FILE* fp, long rows, long cols, const std::function<void(long, png_byte*)>& fillRow) {
+bool encodeImage(FILE* fp, long rows, long cols, const std::function<void(long, unsigned char*)>& fillRow) {
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!png || !info) {
@@ -240,24 +297,67 @@ bool encodePng(FILE* fp, long rows, long cols, const std::function<void(long, pn
   png_destroy_write_struct(&png, &info);
   return true;
 }
+constexpr const char* kImageKind = "PNG";
 
-// Writes rows x cols values (row-major) as an RGB image, scaled from [min, max] to the ramp.
-void writePng(const std::string& path, const double* v, long rows, long cols) {
+std::string imagePath(const std::string& path) { return path; }
+#else
+// Without libpng: binary PPM (P6, 8 bits per channel), readable by most image viewers and converters.
+bool encodeImage(FILE* fp, long rows, long cols, const std::function<void(long, unsigned char*)>& fillRow) {
+  std::vector<unsigned char> row(static_cast<size_t>(3 * cols));
+  if (std::fprintf(fp, "P6\n%ld %ld\n255\n", cols, rows) < 0) return false;
+  for (long r = 0; r < rows; ++r) {
+    fillRow(r, row.data());
+    if (std::fwrite(row.data(), 1, row.size(), fp) != row.size()) return false;
+  }
+  return true;
+}
+constexpr const char* kImageKind = "PPM";
+
+// FILE.png -> FILE.ppm (any other name gets .ppm appended).
+std::string imagePath(const std::string& path) {
+  const size_t dot = path.rfind(".png");
+  return dot != std::string::npos && dot + 4 == path.size() ? path.substr(0, dot) + ".ppm" : path + ".ppm";
+}
+#endif
+
+// Writes rows x cols values (row-major) as an RGB image, scaled from [min, max] to the ramp; returns
+// the path written (imagePath(path)).
+std::string writeImage(const std::string& path, const double* v, long rows, long cols) {
+  const std::string out = imagePath(path);
   const auto [lo, hi] = std::minmax_element(v, v + rows * cols);
   const double base = *lo, scale = *hi > *lo ? 1.0 / (*hi - *lo) : 0.0;
-  FILE* fp = std::fopen(path.c_str(), "wb");
-  if (!fp) die("cannot write " + path);
-  const bool ok = encodePng(fp, rows, cols, [&](long r, png_byte* rgb) {
+  FILE* fp = std::fopen(out.c_str(), "wb");
+  if (!fp) die("cannot write " + out);
+  const bool ok = encodeImage(fp, rows, cols, [&](long r, unsigned char* rgb) {
     for (long j = 0; j < cols; ++j) colour((v[r * cols + j] - base) * scale, rgb + 3 * j);
   });
-  if (std::fclose(fp) != 0 || !ok) die("libpng failed writing " + path);
+  if (std::fclose(fp) != 0 || !ok) die(std::string("writing the ") + kImageKind + " " + out + " failed");
+  return out;
 }
 
-// 2-D: the whole field; 3-D: the plane through the middle of the first axis.
-void writeFieldPng(const std::string& path, const Problem& pb, const Result& r) {
+// The final field as a float64 .npy (NumPy format 1.0, C order): n x n (2-D) or n x n x n (3-D).
+void saveNpy(const std::string& path, int dim, long n, const std::vector<double>& field) {
+  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (" + std::to_string(n) + ", " + std::to_string(n) +
+                       (dim == 3 ? ", " + std::to_string(n) : std::string()) + "), }";
+  const size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  FILE* fp = std::fopen(path.c_str(), "wb");
+  if (!fp) die("cannot write " + path);
+  const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+  const unsigned short len = static_cast<unsigned short>(header.size());
+  const unsigned char lenBytes[2] = {static_cast<unsigned char>(len & 0xff), static_cast<unsigned char>(len >> 8)};
+  bool ok = std::fwrite(magic, 1, 8, fp) == 8 && std::fwrite(lenBytes, 1, 2, fp) == 2 &&
+            std::fwrite(header.data(), 1, header.size(), fp) == header.size() &&
+            std::fwrite(field.data(), sizeof(double), field.size(), fp) == field.size();
+  if (std::fclose(fp) != 0 || !ok) die("writing " + path + " failed");
+}
+
+// 2-D: the whole field; 3-D: the plane through the middle of the first axis. Returns the path written.
+std::string writeFieldImage(const std::string& path, const Problem& pb, const Result& r) {
   const long n = pb.n;
   const long a = pb.kernel->dim == 3 ? n / 2 : 0;
-  writePng(path, r.field.data() + a * n * n, n, n);
+  return writeImage(path, r.field.data() + a * n * n, n, n);
 }
 
 // ---- initial conditions -----------------------------------------------------------------------------
@@ -289,19 +389,22 @@ struct Options {
   double nu = 1.0;
   double cfl = -1;  // nu*dt/h^2; default 80% of the stability limit 1/(2*dim)
   std::string init = "blobs";
-  std::string backend = kHaveCuda ? "cuda" : "cpu";
+  std::string backend = kHaveCuda && !kHaveMpi ? "cuda" : "cpu";
   std::string png;
+  std::string save;
   bool check = false;
+  bool verify = false;
   double orderMin = 1.8, orderMax = 2.2;
 };
 
 void usage() {
   std::printf(
       "usage: heat [--dim 2|3] [--n N] [--steps S] [--cfl C] [--nu NU] [--init blobs|sine]\n"
-      "            [--backend cpu|cuda] [--png FILE]\n"
+      "            [--backend cpu|cuda] [--png FILE] [--save FILE.npy]\n"
       "       heat --check [--backend cpu|cuda] [--png FILE] [--order-min P] [--order-max P]\n"
-      "backends in this build: cpu%s (default %s)\n",
-      kHaveCuda ? ", cuda" : "", kHaveCuda ? "cuda" : "cpu");
+      "       mpirun -np P heat [one-run options] [--verify]     (MPI build, make MPI=1; cpu backend)\n"
+      "backends in this build: cpu%s (default %s); images: %s%s\n",
+      kHaveCuda ? ", cuda" : "", kHaveCuda ? "cuda" : "cpu", kImageKind, kHaveMpi ? "; MPI build" : "");
 }
 
 Options parse(int argc, char** argv) {
@@ -327,6 +430,8 @@ Options parse(int argc, char** argv) {
     else if (a == "--init") o.init = value();
     else if (a == "--backend") o.backend = value();
     else if (a == "--png") o.png = value();
+    else if (a == "--save") o.save = value();
+    else if (a == "--verify") o.verify = true;
     else if (a == "--check") o.check = true;
     else if (a == "--order-min") o.orderMin = number();
     else if (a == "--order-max") o.orderMax = number();
@@ -344,6 +449,9 @@ Options parse(int argc, char** argv) {
   if (o.backend != "cpu" && o.backend != "cuda") die("--backend must be cpu or cuda");
   if (o.backend == "cuda" && !kHaveCuda) die("this binary was built without CUDA (build with `make GPU=1`)");
   if (o.init != "blobs" && o.init != "sine") die("--init must be blobs or sine");
+  if (kHaveMpi && o.check) die("--check is not part of the MPI build (use the plain build: make check)");
+  if (kHaveMpi && o.backend != "cpu") die("the MPI build runs the cpu backend (--backend cpu)");
+  if (!kHaveMpi && o.verify) die("--verify belongs to the MPI build (make MPI=1)");
   if (o.cfl < 0) o.cfl = 0.8 / (2 * o.dim);
   return o;
 }
@@ -436,14 +544,13 @@ bool convergence(const Options& o, int dim, double T, const std::vector<Level>& 
     lastResult = std::move(r);
   }
   if (!o.png.empty()) {
-    const std::string path = pngPath(o.png, "-" + std::to_string(dim) + "d");
-    writeFieldPng(path, last, lastResult);
+    const std::string path = writeFieldImage(pngPath(o.png, "-" + std::to_string(dim) + "d"), last, lastResult);
     std::printf("  wrote %s (final field, n = %ld%s)\n", path.c_str(), last.n, dim == 3 ? ", middle plane" : "");
   }
   return ok;
 }
 
-int check(const Options& o) {
+[[maybe_unused]] int check(const Options& o) {
   std::printf("heat --check: u_t = nu*lap(u), nu = %g, forward Euler + 2nd-order Laplacian, dt ~ h^2, backend %s\n",
               o.nu, describeBackend(o.backend).c_str());
   std::printf("expected order 2 in h; accepted range [%g, %g]\n", o.orderMin, o.orderMax);
@@ -460,18 +567,24 @@ int check(const Options& o) {
 }
 
 // ---- one run (make run, the demo) -------------------------------------------------------------------
-int single(const Options& o) {
+// The one run's problem (dt from the CFL number) and initial condition.
+Problem oneRunProblem(const Options& o, const std::string& backend) {
   const Kernel* K = o.dim == 3 ? &kHeat3d : &kHeat2d;
   const double h = kLength / static_cast<double>(o.n);
-  Problem pb{K, o.n, o.steps, o.nu, o.cfl * h * h / o.nu, o.backend, true};
+  return Problem{K, o.n, o.steps, o.nu, o.cfl * h * h / o.nu, backend, true};
+}
+
+InitFn oneRunInit(const Options& o) {
   const int dim = o.dim;
-  InitFn init = o.init == "sine" ? InitFn([dim](double x, double y, double z) { return sineMode(dim, x, y, z); })
-                                 : InitFn([dim](double x, double y, double z) { return blobs(dim, x, y, z); });
+  return o.init == "sine" ? InitFn([dim](double x, double y, double z) { return sineMode(dim, x, y, z); })
+                          : InitFn([dim](double x, double y, double z) { return blobs(dim, x, y, z); });
+}
+
+// Timing, conservation, error against the analytic solution (sine), image and .npy of one run.
+void report(const Options& o, const Problem& pb, const Result& r) {
+  const double h = kLength / static_cast<double>(o.n);
   const long points = o.dim == 3 ? o.n * o.n * o.n : o.n * o.n;
-  std::printf("heat: %d-D, %ld^%d points, %ld steps of dt = %.4g (nu*dt/h^2 = %.3f), init %s, backend %s\n", o.dim,
-              o.n, o.dim, o.steps, pb.dt, o.cfl, o.init.c_str(), describeBackend(o.backend).c_str());
   // Total heat (sum of u * h^d) is conserved exactly by the periodic scheme, up to rounding.
-  Result r = run(pb, init);
   const double cell = std::pow(h, o.dim);
   const double heat0 = r.initialSum * cell, mass0 = r.initialAbsSum * cell;  // mass0: integral of |u0|
   long double sum1 = 0;
@@ -497,15 +610,111 @@ int single(const Options& o) {
     std::printf("heat: max error against the analytic solution %.4e\n", err);
   }
   if (!o.png.empty()) {
-    writeFieldPng(o.png, pb, r);
-    std::printf("heat: wrote %s (%ldx%ld%s)\n", o.png.c_str(), o.n, o.n, o.dim == 3 ? ", middle plane i = n/2" : "");
+    const std::string path = writeFieldImage(o.png, pb, r);
+    std::printf("heat: wrote %s (%ldx%ld%s)\n", path.c_str(), o.n, o.n, o.dim == 3 ? ", middle plane i = n/2" : "");
   }
+  if (!o.save.empty()) {
+    saveNpy(o.save, o.dim, o.n, r.field);
+    std::printf("heat: wrote %s (final field, float64)\n", o.save.c_str());
+  }
+}
+
+[[maybe_unused]] int single(const Options& o) {
+  const Problem pb = oneRunProblem(o, o.backend);
+  std::printf("heat: %d-D, %ld^%d points, %ld steps of dt = %.4g (nu*dt/h^2 = %.3f), init %s, backend %s\n", o.dim,
+              o.n, o.dim, o.steps, pb.dt, o.cfl, o.init.c_str(), describeBackend(o.backend).c_str());
+  const Result r = run(pb, oneRunInit(o));
+  report(o, pb, r);
   return 0;
 }
+
+#if defined(HEAT_MPI)
+// ---- the MPI build: the one run distributed over the ranks of MPI_COMM_WORLD ------------------------
+// Rank 0 fills the global initial field, scatter() hands every rank its box (with the halo around it),
+// mpi::cpu::step exchanges halos and sweeps (periodic across ranks), gather() collects the result.
+int distributed(const Options& o) {
+  int me = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const Problem pb = oneRunProblem(o, "cpu");
+  const InitFn init = oneRunInit(o);
+  const Kernel& K = *pb.kernel;
+  int rc = 0;
+  {
+    stnc_mpi::Domain D;  // frees its communicator before MPI_Finalize
+    if (int s = K.makeDomain(MPI_COMM_WORLD, o.n, D))
+      die(std::string("make_domain: ") + stnc_mpi::statusName(s) + " (" + std::to_string(size) + " ranks, n = " +
+          std::to_string(o.n) + ")");
+    const stnc_rt::Layout G = K.layout(o.n);
+    std::vector<double> global;  // rank 0 only
+    Result r;
+    if (me == 0) {
+      global.assign(G.count, 0.0);
+      fillInitial(pb, init, G, global.data());
+      const std::vector<double> u0 = interiorOf(pb, G, global.data());
+      long double sum = 0, absSum = 0;
+      for (double v : u0) {
+        sum += v;
+        absSum += std::abs(v);
+      }
+      r.initialSum = static_cast<double>(sum);
+      r.initialAbsSum = static_cast<double>(absSum);
+      std::string grid, mine;
+      for (int d = 3 - o.dim; d < 3; ++d) {
+        grid += (d > 3 - o.dim ? "x" : "") + std::to_string(D.dims[d]);
+        mine += (d > 3 - o.dim ? "x" : "") + std::to_string(D.n[d]);
+      }
+      std::printf("heat: %d-D, %ld^%d points, %ld steps of dt = %.4g (nu*dt/h^2 = %.3f), init %s, backend %s\n", o.dim,
+                  o.n, o.dim, o.steps, pb.dt, o.cfl, o.init.c_str(), describeBackend("cpu").c_str());
+      std::printf("heat: MPI, %d rank(s), rank grid %s, rank 0 holds %s points (stn::heat%dd::mpi::cpu::step)\n", size,
+                  grid.c_str(), mine.c_str(), o.dim);
+    }
+    HostArray u(D.L.count), unew(D.L.count);
+    if (int s = K.scatter(D, 0, me == 0 ? global.data() : nullptr, u.p)) die(std::string("scatter: ") + stnc_mpi::statusName(s));
+    if (int s = K.scatter(D, 0, me == 0 ? global.data() : nullptr, unew.p)) die(std::string("scatter: ") + stnc_mpi::statusName(s));
+    double* pu = u.p;
+    double* pun = unew.p;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto t0 = std::chrono::steady_clock::now();
+    const double h = kLength / static_cast<double>(o.n);
+    if (int s = K.mpiStep(D, o.steps, pu, pun, pb.nu, pb.dt, 1.0 / (h * h)))  // rdx2 exactly as run() computes it
+      die(std::string("mpi::cpu::step: ") + stnc_mpi::statusName(s));
+    MPI_Barrier(MPI_COMM_WORLD);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (int s = K.gather(D, 0, pu, me == 0 ? global.data() : nullptr)) die(std::string("gather: ") + stnc_mpi::statusName(s));
+    if (me == 0) {
+      r.field = interiorOf(pb, G, global.data());
+      report(o, pb, r);
+      if (o.verify) {
+        Problem one = pb;
+        one.warmup = false;
+        const Result ref = run(one, init);
+        const bool same = ref.field.size() == r.field.size() &&
+                          std::memcmp(ref.field.data(), r.field.data(), r.field.size() * sizeof(double)) == 0;
+        double diff = 0;
+        for (size_t i = 0; i < r.field.size() && i < ref.field.size(); ++i) diff = std::max(diff, std::abs(r.field[i] - ref.field[i]));
+        std::printf("heat --verify: %d rank(s) vs one process (%.3f s): %s\n", size, ref.seconds,
+                    same ? "bit-identical" : ("MISMATCH, max |difference| " + std::to_string(diff)).c_str());
+        rc = same ? 0 : 1;
+      }
+    }
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return rc;
+}
+#endif
 
 }  // namespace
 
 int main(int argc, char** argv) {
+#if defined(HEAT_MPI)
+  MPI_Init(&argc, &argv);
+  const Options o = parse(argc, argv);
+  const int rc = distributed(o);
+  MPI_Finalize();
+  return rc;
+#else
   const Options o = parse(argc, argv);
   return o.check ? check(o) : single(o);
+#endif
 }

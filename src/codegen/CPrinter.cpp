@@ -91,8 +91,6 @@ std::string cIdent(const std::string& name) {
 std::string mathFunction(dag::Op op, dag::ElemType t) {
   std::string f;
   switch (op) {
-    case dag::Op::Min: f = "fmin"; break;
-    case dag::Op::Max: f = "fmax"; break;
     case dag::Op::Pow: f = "pow"; break;
     case dag::Op::Abs: f = "fabs"; break;
     case dag::Op::Sqrt: f = "sqrt"; break;
@@ -102,6 +100,7 @@ std::string mathFunction(dag::Op op, dag::ElemType t) {
     case dag::Op::Cos: f = "cos"; break;
     case dag::Op::Floor: f = "floor"; break;
     case dag::Op::Ceil: f = "ceil"; break;
+    case dag::Op::Fma: f = "fma"; break;  // one rounding: the same bits on every backend
     default: return "";
   }
   return t == dag::ElemType::F32 ? f + "f" : f;

@@ -33,6 +33,19 @@ const char* binaryOperator(dag::Op op) {
   }
 }
 
+}  // namespace
+
+// min(a, b) = (b < a) ? b : a and max(a, b) = (a < b) ? b : a: on a tie (+0 and -0) and when a
+// NaN is involved the first operand, unless the second compares strictly smaller / larger
+// (docs/LANGUAGE.md). Printed as this select by both backends instead of fmin/fmax, whose results
+// for +-0 differ between libm, gcc's builtins (which treat them as commutative) and CUDA; the
+// interpreter and constant folding (dag::Context::fold) evaluate the same select.
+std::string minMaxText(dag::Op op, const std::string& a, const std::string& b) {
+  return op == dag::Op::Min ? "(" + b + " < " + a + ") ? " + b + " : " + a : "(" + a + " < " + b + ") ? " + b + " : " + a;
+}
+
+namespace {
+
 // The name or inline text of a node's value.
 std::string ref(const dag::Context& ctx, const dag::Kernel& k, dag::NodeId id) {
   const dag::Node& n = ctx.node(id);
@@ -52,9 +65,12 @@ std::string applyText(const dag::Context& ctx, const dag::Kernel& k, const dag::
   if (n.op == dag::Op::Neg) return "-" + r(0);
   if (n.op == dag::Op::Not) return "!" + r(0);
   if (const char* b = binaryOperator(n.op)) return r(0) + b + r(1);
+  if (n.op == dag::Op::Min || n.op == dag::Op::Max) return minMaxText(n.op, r(0), r(1));  // operands are names
   std::string f = mathFunction(n.op, k.type);
   STNC_ASSERT(!f.empty(), "op without an emission");
-  return f + "(" + r(0) + (n.operandCount() > 1 ? ", " + r(1) : "") + ")";
+  std::string args;
+  for (int i = 0; i < n.operandCount(); ++i) args += (i ? ", " : "") + r(i);
+  return f + "(" + args + ")";
 }
 
 }  // namespace
@@ -80,7 +96,12 @@ std::string scalarExpr(const dag::Context& ctx, const dag::Kernel& k, dag::NodeI
   if (n.op == dag::Op::Neg) return "-" + r(0);
   if (n.op == dag::Op::Not) return "!" + r(0);
   if (const char* b = binaryOperator(n.op)) return r(0) + b + r(1);
-  return mathFunction(n.op, k.type) + "(" + r(0) + (n.operandCount() > 1 ? ", " + r(1) : "") + ")";
+  if (n.op == dag::Op::Min || n.op == dag::Op::Max)  // each operand evaluated once, whatever its size
+    return "[&] { const auto a_ = " + r(0) + "; const auto b_ = " + r(1) + "; return " + minMaxText(n.op, "a_", "b_") +
+           "; }()";
+  std::string args;
+  for (int i = 0; i < n.operandCount(); ++i) args += (i ? ", " : "") + r(i);
+  return mathFunction(n.op, k.type) + "(" + args + ")";
 }
 
 std::string accessLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n) {
@@ -133,7 +154,8 @@ void emitPartDispatch(CPrinter& p, const dag::Kernel& k, const std::function<std
   }
 }
 
-void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, int part, const AccessFn& access) {
+void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, int part, const AccessFn& access,
+                   const StoreFn& store) {
   const std::string real = dag::elemCType(k.type);
   for (dag::NodeId id : dag::liveNodes(ctx, k, part)) {
     const dag::Node& n = ctx.node(id);
@@ -150,8 +172,11 @@ void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, i
         break;
     }
   }
-  for (const dag::Output& o : k.outputs)
-    if (part == -2 || o.region == part) p.line(cIdent(o.field) + "[p_] = " + ref(ctx, k, o.value) + ";");
+  for (size_t i = 0; i < k.outputs.size(); ++i) {
+    const dag::Output& o = k.outputs[i];
+    if (part == -2 || o.region == part)
+      p.line((store ? store(i, o) : cIdent(o.field) + "[p_]") + " = " + ref(ctx, k, o.value) + ";");
+  }
 }
 
 }  // namespace stnc::codegen

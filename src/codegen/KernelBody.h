@@ -18,8 +18,11 @@ inline int internalDim(const dag::Kernel& k, int axis) { return 3 - k.rank() + a
 
 // How an access node is read; the default is `field[p_ + offset]`.
 using AccessFn = std::function<std::string(const dag::Node&)>;
+// Where output number i (index into k.outputs) is stored; the default is `field[p_]`.
+using StoreFn = std::function<std::string(size_t, const dag::Output&)>;
 // part: the region whose equations to emit (-1 = default ones; -2 = every output).
-void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, int part, const AccessFn& access = nullptr);
+void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, int part, const AccessFn& access = nullptr,
+                   const StoreFn& store = nullptr);
 // The name of a part's sweep function: "sweepPart" for the default part, "sweepPart_NAME" for a region.
 std::string partName(const dag::Kernel& k, int part);
 // Emits the host-side loop that splits `clip_` into the kernel's parts and calls
@@ -31,6 +34,8 @@ void emitPartDispatch(CPrinter& p, const dag::Kernel& k, const std::function<std
 std::string accessLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n);
 // The index expression of an access at offset o from p_ ("p_ - s0_ + 2").
 std::string offsetIndex(const dag::Kernel& k, const dag::Offset& o);
+// min/max as the select every backend prints (see KernelBody.cpp); a and b appear twice.
+std::string minMaxText(dag::Op op, const std::string& a, const std::string& b);
 // The C expression of a boundary value node (consts and params only).
 std::string scalarExpr(const dag::Context& ctx, const dag::Kernel& k, dag::NodeId id);
 

@@ -84,7 +84,14 @@ std::string kernelComment(const dag::Module& m, const dag::Kernel& k, const std:
     for (int a = 0; a < k.rank(); ++a) s += " " + k.axes[a] + "[" + std::to_string(f.lo[a]) + ".." + std::to_string(f.hi[a]) + "]";
     s += "  loads " + std::to_string(f.accesses) + "\n";
   }
-  s += "term order: as written in the source (no reassociation); FMA contraction off.\n";
+  int fmas = 0;
+  for (dag::NodeId id : dag::liveNodes(m.ctx, k)) {
+    const dag::Node& n = m.ctx.node(id);
+    fmas += n.kind == dag::NodeKind::Apply && n.op == dag::Op::Fma;
+  }
+  s += "term order: as written in the source (no reassociation); " +
+       (fmas ? "FMA contraction on (--fp-contract=on): " + std::to_string(fmas) + " a*b+c fused into fma()"
+             : std::string("FMA contraction off")) + ".\n";
   if (!schedule.empty()) s += schedule + "\n";
   return s;
 }

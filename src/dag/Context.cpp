@@ -96,7 +96,7 @@ NodeId Context::access(Symbol field, Offset off) {
   return unique(n);
 }
 
-double Context::fold(Op op, double a, double b) {
+double Context::fold(Op op, double a, double b, double c) {
   switch (op) {
     case Op::Neg: return -a;
     case Op::Not: return a == 0.0 ? 1.0 : 0.0;
@@ -112,8 +112,10 @@ double Context::fold(Op op, double a, double b) {
     case Op::Ne: return a != b;
     case Op::And: return (a != 0.0) && (b != 0.0);
     case Op::Or: return (a != 0.0) || (b != 0.0);
-    case Op::Min: return std::fmin(a, b);
-    case Op::Max: return std::fmax(a, b);
+    // min/max are selects (docs/LANGUAGE.md): on ties (+0 vs -0) and NaN, the first operand
+    // unless the second compares strictly smaller (min) / larger (max).
+    case Op::Min: return b < a ? b : a;
+    case Op::Max: return a < b ? b : a;
     case Op::Pow: return std::pow(a, b);
     case Op::Abs: return std::fabs(a);
     case Op::Sqrt: return std::sqrt(a);
@@ -123,25 +125,27 @@ double Context::fold(Op op, double a, double b) {
     case Op::Cos: return std::cos(a);
     case Op::Floor: return std::floor(a);
     case Op::Ceil: return std::ceil(a);
+    case Op::Fma: return std::fma(a, b, c);
   }
   STNC_UNREACHABLE("unknown op");
   return 0;
 }
 
-NodeId Context::apply(Op op, NodeId a, NodeId b) {
+NodeId Context::apply(Op op, NodeId a, NodeId b, NodeId c) {
   const OpInfo& info = opInfo(op);
   STNC_ASSERT(a < nodes_.size(), "operand out of range");
-  STNC_ASSERT(info.arity == 1 || b < nodes_.size(), "missing operand");
-  bool allConst = isConst(a) && (info.arity == 1 || isConst(b));
+  STNC_ASSERT(info.arity < 2 || b < nodes_.size(), "missing operand");
+  STNC_ASSERT(info.arity < 3 || c < nodes_.size(), "missing operand");
+  bool allConst = isConst(a) && (info.arity < 2 || isConst(b)) && (info.arity < 3 || isConst(c));
   if (allConst) {
-    double r = fold(op, nodes_[a].value, info.arity == 2 ? nodes_[b].value : 0.0);
+    double r = fold(op, nodes_[a].value, info.arity >= 2 ? nodes_[b].value : 0.0, info.arity >= 3 ? nodes_[c].value : 0.0);
     return info.resultBool ? boolean(r != 0.0) : constant(r);
   }
   Node n{};
   n.kind = NodeKind::Apply;
   n.type = info.resultBool ? Type::Bool : Type::Real;
   n.op = op;
-  n.operands = {a, info.arity == 2 ? b : kNoNode, kNoNode};
+  n.operands = {a, info.arity >= 2 ? b : kNoNode, info.arity >= 3 ? c : kNoNode};
   return unique(n);
 }
 

@@ -19,7 +19,7 @@ class Context {
   NodeId boolean(bool v);
   NodeId param(Symbol s);
   NodeId access(Symbol field, Offset off);
-  NodeId apply(Op op, NodeId a, NodeId b = kNoNode);
+  NodeId apply(Op op, NodeId a, NodeId b = kNoNode, NodeId c = kNoNode);
   NodeId select(NodeId c, NodeId a, NodeId b);
 
   const Node& node(NodeId id) const { return nodes_[id]; }
@@ -32,7 +32,7 @@ class Context {
   bool lookup(const std::string& name, Symbol& s) const;
 
   // Evaluates an op on constants exactly as the generated code would in float64.
-  static double fold(Op op, double a, double b);
+  static double fold(Op op, double a, double b, double c = 0.0);
 
  private:
   NodeId unique(const Node& n);

@@ -42,6 +42,7 @@ struct Boundary {
   unsigned axisMask = 0;  // bit a set = rule applies along axis a
   BoundaryKind kind = BoundaryKind::Periodic;
   NodeId value = kNoNode;  // Value: an expression of consts and params
+  Loc loc;                 // the boundary statement (diagnostics of fused groups)
 };
 
 // A sub-box of the interior: along axis a, points lo[a] <= x < n[a] + hi[a] (lo >= 0, hi <= 0).
@@ -86,6 +87,8 @@ struct Schedule {
   int blockY = 8;       // threads along the next one
   int chunk = 0;        // Stream: points of dimension 0 per block (0 = chosen at launch from the SM count)
   int unroll = 1;       // Stream: unroll factor of the loop along dimension 0
+  int prefetch = 0;     // Stream: the queues load this many planes ahead of use (bytes in flight)
+  int rows = 1;         // Stream: consecutive dim-1 rows per thread (loads shared between the rows)
   std::string reason;   // why, for the generated comment and --report
 };
 

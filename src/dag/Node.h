@@ -39,7 +39,8 @@ using Symbol = uint32_t;  // an interned name (field or param)
   X(Sin, "sin", 1, false, false)     \
   X(Cos, "cos", 1, false, false)     \
   X(Floor, "floor", 1, false, false) \
-  X(Ceil, "ceil", 1, false, false)
+  X(Ceil, "ceil", 1, false, false)   \
+  X(Fma, "fma", 3, false, false)
 
 enum class Op : uint8_t {
 #define X(name, spelling, arity, rbool, abool) name,

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <fstream>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "codegen/Backends.h"
 #include "codegen/mpi/MpiLauncher.h"
 #include "dag/Printer.h"
+#include "driver/Autotune.h"
 #include "driver/Driver.h"
 #include "driver/Files.h"
 #include "passes/Pipeline.h"
@@ -67,6 +69,16 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
   app.add_option("--block", block, "CUDA thread block XxY over the two innermost axes (default 32x8)");
   app.add_option("--chunk", fe.schedule.chunk, "stream: points of the first axis per block (default: from the SM count)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--prefetch", fe.schedule.prefetch, "stream: planes the register queues load ahead of use (more bytes in flight)")
+      ->check(CLI::Range(0, 8));
+  app.add_option("--fp-contract", fe.fpContract,
+                 "off: every + - * rounds on its own (default; bit-identical to plain C++ loops); on: a*b+c with "
+                 "a single-use product becomes fma(a,b,c) in the DAG, identically on CPU, CUDA and the interpreter")
+      ->check(CLI::IsMember({"off", "on"}))
+      ->each([&fe](const std::string& v) { fe.schedule.contractFma = v == "on"; })
+      ->capture_default_str();
+  app.add_option("--rows", fe.schedule.rows, "stream: consecutive rows of the second axis per thread (shared loads)")
+      ->check(CLI::Range(1, 8));
   app.add_option("--unroll", fe.schedule.unroll, "stream: unroll factor of the loop along the first axis")
       ->check(CLI::Range(1, 16));
 }
@@ -136,6 +148,16 @@ int compileMain(int argc, char** argv) {
   app.add_flag("--verify-schedules", verify,
                "Compile the CUDA code with nvcc -Xptxas -v and demote stream schedules that spill to naive "
                "(the report then shows registers and spills)");
+  bool autotuneFlag = false;
+  AutotuneOptions tune;
+  std::string schedulesFile;
+  app.add_flag("--autotune", autotuneFlag,
+               "Time every schedule candidate of every kernel on this machine's GPU (needs nvcc and a GPU), keep the "
+               "fastest and save the choices as DIR/FILE.schedules.json, which later compiles into DIR reuse");
+  app.add_option("--autotune-size", tune.size, "Extents the autotuner times rank-3 kernels at")->default_str("256x256x256");
+  app.add_option("--schedules", schedulesFile,
+                 "Schedules file to apply (default: DIR/FILE.schedules.json when present; 'none' ignores it). "
+                 "Schedule options on the command line win over it");
   bool distributed = false;
   app.add_flag("--distributed", distributed, "Also write FILE_mpi.h: MPI domain-decomposition launchers (docs/DISTRIBUTED.md)");
   addScheduleOptions(app, fe, block);
@@ -177,6 +199,32 @@ int compileMain(int argc, char** argv) {
   }
   std::optional<dag::Module> m = fe.compile(input);
   if (!m) return 1;
+  const std::string base = (fs::path(outDir) / m->sourceName).string();
+  std::vector<std::pair<std::string, std::string>> files;
+  if (autotuneFlag) {
+    tune.arch = arch;
+    std::string error, saved = autotune(*m, fe.schedule, tune, std::cerr, error);
+    if (saved.empty()) {
+      std::cerr << "stnc: error: " << error << "\n";
+      return 1;
+    }
+    files.push_back({base + ".schedules.json", saved});
+  } else if (schedulesFile != "none" && !passes::forcesSchedule(fe.schedule)) {
+    const std::string path = schedulesFile.empty() ? base + ".schedules.json" : schedulesFile;
+    std::ifstream in(path);
+    if (in) {
+      std::stringstream text;
+      text << in.rdbuf();
+      std::string error;
+      if (applySchedules(*m, text.str(), error) < 0) {
+        std::cerr << "stnc: error: " << path << ": " << error << "\n";
+        return 1;
+      }
+    } else if (!schedulesFile.empty()) {
+      std::cerr << "stnc: error: cannot read schedules file '" << schedulesFile << "'\n";
+      return 1;
+    }
+  }
   std::map<std::string, PtxasInfo> ptxas;
   if (verify) {
     std::string error;
@@ -191,9 +239,7 @@ int compileMain(int argc, char** argv) {
   if (emit == "dot") dag::printDot(std::cout, *m);
   if (!emit.empty() || (report && outDir == ".")) return 0;
 
-  const std::string base = (fs::path(outDir) / m->sourceName).string();
   codegen::GenOptions go = genOptions(target);
-  std::vector<std::pair<std::string, std::string>> files;
   files.push_back({base + ".h", codegen::generateHeader(*m, go)});
   if (target == "cpu" || target == "all") files.push_back({base + ".cpp", codegen::generateCpp(*m, go)});
   if (target == "cuda" || target == "all") files.push_back({base + ".cu", codegen::generateCuda(*m, go)});

@@ -24,6 +24,7 @@ struct Frontend {
   bool werror = false;
   passes::PassOptions passOpts;
   passes::ScheduleOverride schedule;
+  std::string fpContract = "off";  // --fp-contract; sets schedule.contractFma
   std::vector<std::string> filesRead;
   std::optional<dag::Module> compile(const std::string& path);
 };

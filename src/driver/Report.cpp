@@ -11,7 +11,7 @@ KernelCost costOf(const dag::Context& ctx, const dag::Kernel& k) {
   for (dag::NodeId id : dag::liveNodes(ctx, k)) {
     const dag::Node& n = ctx.node(id);
     if (n.kind == dag::NodeKind::Access) ++c.loads;
-    if (n.kind == dag::NodeKind::Apply || n.kind == dag::NodeKind::Select) ++c.flops;
+    if (n.kind == dag::NodeKind::Apply || n.kind == dag::NodeKind::Select) c.flops += n.kind == dag::NodeKind::Apply && n.op == dag::Op::Fma ? 2 : 1;
   }
   c.queuedLoads = c.loads;
   if (k.schedule.strategy == dag::Strategy::Stream)
@@ -35,7 +35,10 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
     KernelCost c = costOf(m.ctx, k);
     os << (k.isGroup ? "group " : "stencil ") << k.name << " (" << dag::elemTypeName(k.type) << ", rank " << k.rank() << ")\n";
     os << "  schedule : " << dag::strategyName(k.schedule.strategy) << ", block " << k.schedule.blockX << "x"
-       << k.schedule.blockY << (k.schedule.chunk ? ", chunk " + std::to_string(k.schedule.chunk) : std::string()) << "\n";
+       << k.schedule.blockY << (k.schedule.chunk ? ", chunk " + std::to_string(k.schedule.chunk) : std::string())
+       << (k.schedule.unroll > 1 ? ", unroll " + std::to_string(k.schedule.unroll) : std::string())
+       << (k.schedule.prefetch > 0 ? ", prefetch " + std::to_string(k.schedule.prefetch) : std::string())
+       << (k.schedule.rows > 1 ? ", rows " + std::to_string(k.schedule.rows) : std::string()) << "\n";
     os << "  why      : " << k.schedule.reason << "\n";
     auto it = ptxas.find(k.name);
     if (it != ptxas.end())

@@ -172,12 +172,12 @@ class Machine {
       case dag::NodeKind::Param: return in.constant;
       case dag::NodeKind::Access: return f[in.field][p + in.delta];
       case dag::NodeKind::Select: return truth(v[in.a]) ? v[in.b] : v[in.c];
-      case dag::NodeKind::Apply: return apply(in.op, v[in.a], in.b >= 0 ? v[in.b] : T(0));
+      case dag::NodeKind::Apply: return apply(in.op, v[in.a], in.b >= 0 ? v[in.b] : T(0), in.c >= 0 ? v[in.c] : T(0));
     }
     return T(0);
   }
 
-  static T apply(dag::Op op, T a, T b) {
+  static T apply(dag::Op op, T a, T b, T c) {
     switch (op) {
       case dag::Op::Neg: return -a;
       case dag::Op::Not: return truth(a) ? T(0) : T(1);
@@ -194,8 +194,9 @@ class Machine {
       case dag::Op::And: return truth(a) && truth(b) ? T(1) : T(0);
       case dag::Op::Or: return truth(a) || truth(b) ? T(1) : T(0);
       // The <cmath> overloads for float call the float functions (fminf, powf, expf, ...).
-      case dag::Op::Min: return std::fmin(a, b);
-      case dag::Op::Max: return std::fmax(a, b);
+      // min/max: the selects every backend emits (docs/LANGUAGE.md), not fmin/fmax.
+      case dag::Op::Min: return b < a ? b : a;
+      case dag::Op::Max: return a < b ? b : a;
       case dag::Op::Pow: return std::pow(a, b);
       case dag::Op::Abs: return std::fabs(a);
       case dag::Op::Sqrt: return std::sqrt(a);
@@ -205,6 +206,7 @@ class Machine {
       case dag::Op::Cos: return std::cos(a);
       case dag::Op::Floor: return std::floor(a);
       case dag::Op::Ceil: return std::ceil(a);
+      case dag::Op::Fma: return std::fma(a, b, c);  // float overload: fmaf, one rounding
     }
     return T(0);
   }
@@ -218,7 +220,8 @@ class Machine {
       case dag::NodeKind::Access: return T(0);  // rejected by the front end
       case dag::NodeKind::Select: return truth(scalar(n.operands[0])) ? scalar(n.operands[1]) : scalar(n.operands[2]);
       case dag::NodeKind::Apply:
-        return apply(n.op, scalar(n.operands[0]), n.operandCount() > 1 ? scalar(n.operands[1]) : T(0));
+        return apply(n.op, scalar(n.operands[0]), n.operandCount() > 1 ? scalar(n.operands[1]) : T(0),
+                     n.operandCount() > 2 ? scalar(n.operands[2]) : T(0));
     }
     return T(0);
   }

@@ -662,6 +662,7 @@ dag::Kernel lowerStencil(Globals& g, const ast::StencilDecl& s) {
     dag::Boundary r;
     r.field = b.field.name;
     r.kind = boundaryKind(b.rule.name);
+    r.loc = b.loc;
     for (size_t a = 0; a < s.axes.size(); ++a) {
       bool on = b.axes.empty();
       for (auto& ax : b.axes) on |= ax.name == s.axes[a].name;

@@ -6,10 +6,10 @@
 
 namespace stnc::passes {
 
-bool queueSpan(const dag::Context& ctx, const dag::Kernel& k, const std::string& field, int& lo, int& hi) {
+bool queueSpan(const dag::Context& ctx, const dag::Kernel& k, const std::string& field, int& lo, int& hi, int part) {
   if (k.rank() != 3) return false;
   std::set<int> offs;
-  for (dag::NodeId id : dag::liveNodes(ctx, k)) {
+  for (dag::NodeId id : dag::liveNodes(ctx, k, part)) {
     const dag::Node& n = ctx.node(id);
     if (n.kind != dag::NodeKind::Access || ctx.name(n.sym) != field) continue;
     if (n.offset.d[1] == 0 && n.offset.d[2] == 0) offs.insert(n.offset.d[0]);
@@ -48,7 +48,7 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     // wide multi-field queues (CNS hypterm: 1337 us at 32x8 vs 2040 us at 32x16, where 512-thread
     // blocks force spills); unrolling the dimension-0 loop twice pays for box stencils (many
     // in-plane loads: box125 558 -> 448 us) and hurts high-order stars with runtime coefficients.
-    int queueRegs = 0, inPlaneLoads = 0;
+    int queueRegs = 0, inPlaneLoads = 0, diagonal = 0;
     for (const dag::Field& f : k.fields) {
       int lo, hi;
       if (dag::isRead(f.role) && queueSpan(ctx, k, f.name, lo, hi))
@@ -57,17 +57,56 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     for (dag::NodeId id : dag::liveNodes(ctx, k)) {
       const dag::Node& n = ctx.node(id);
       if (n.kind == dag::NodeKind::Access && (n.offset.d[1] != 0 || n.offset.d[2] != 0)) ++inPlaneLoads;
+      if (n.kind == dag::NodeKind::Access && n.offset.d[1] != 0 && n.offset.d[2] != 0) ++diagonal;
     }
+    // Four dim-1 rows per thread (32x8 blocks, so a thread may use up to 255 registers) share the
+    // in-plane loads of wide stencils: box27 105 -> 99 us, box125 361 -> 304 us with FMA
+    // (bench/results/2026-11-29-variants-s2.md); high-order stars and multi-field kernels lose.
     if (queueRegs <= 18) s.blockY = 16;
     if (inPlaneLoads >= 20) s.unroll = 2;
+    if (inPlaneLoads >= 20 && diagonal >= 4) {  // box-like: rows share most of their in-plane loads
+      s.rows = 4;
+      s.blockY = 8;
+    }
     s.reason += "; block 32x" + std::to_string(s.blockY) + " (queues hold " + std::to_string(queueRegs) +
-                " registers), unroll " + std::to_string(s.unroll) + " (" + std::to_string(inPlaneLoads) + " in-plane loads)";
+                " registers), unroll " + std::to_string(s.unroll) + ", " + std::to_string(s.rows) + " row(s) per thread (" +
+                std::to_string(inPlaneLoads) + " in-plane loads)";
   }
   if (o.blockX > 0) s.blockX = o.blockX;
   if (o.blockY > 0) s.blockY = o.blockY;
   s.chunk = o.chunk;
   if (o.unroll > 0) s.unroll = o.unroll;
+  if (o.prefetch >= 0) s.prefetch = o.prefetch;
+  if (o.rows > 0) s.rows = o.rows;
   return s;
+}
+
+std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
+  std::vector<ScheduleOverride> c{base};
+  auto add = [&](const std::string& strategy, int bx, int by, int rows, int prefetch, int unroll) {
+    ScheduleOverride o = base;
+    o.strategy = strategy;
+    o.blockX = bx;
+    o.blockY = by;
+    o.rows = rows;
+    o.prefetch = prefetch;
+    o.unroll = unroll;
+    o.chunk = 0;
+    c.push_back(o);
+  };
+  add("naive", 32, 8, 1, 0, 1);
+  add("stream", 32, 16, 1, 0, 1);
+  add("stream", 32, 8, 1, 0, 1);
+  add("stream", 32, 8, 1, 0, 2);
+  add("stream", 32, 16, 1, 1, 1);
+  add("stream", 32, 8, 2, 0, 1);
+  add("stream", 32, 8, 4, 0, 1);
+  add("stream", 32, 8, 4, 0, 2);
+  return c;
+}
+
+bool forcesSchedule(const ScheduleOverride& o) {
+  return o.strategy != "auto" || o.blockX > 0 || o.blockY > 0 || o.chunk > 0 || o.unroll > 0 || o.prefetch >= 0 || o.rows > 0;
 }
 
 bool chooseSchedules(dag::Module& m, DiagEngine&, const ScheduleOverride& o) {

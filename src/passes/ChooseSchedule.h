@@ -21,13 +21,25 @@ struct ScheduleOverride {
   int blockX = 0, blockY = 0;     // 0 = keep the default
   int chunk = 0;
   int unroll = 0;                 // 0 = default
+  int prefetch = -1;              // -1 = default
+  int rows = 0;                   // 0 = default
+  bool contractFma = false;       // --fp-contract=on: the contract-fma pass fuses a*b+c (not a schedule
+                                  // choice, but the same kind of user override of the middle end)
 };
 
 // The span [lo, hi] of dimension-0 offsets at which `field` is read with zero offsets elsewhere;
-// false if it is never read that way at two or more distinct offsets.
-bool queueSpan(const dag::Context& ctx, const dag::Kernel& k, const std::string& field, int& lo, int& hi);
+// false if it is never read that way at two or more distinct offsets. part: the equations to look
+// at (-2 = every output, -1 = the default ones, r >= 0 = region r; see dag::liveNodes).
+bool queueSpan(const dag::Context& ctx, const dag::Kernel& k, const std::string& field, int& lo, int& hi,
+               int part = -2);
 
 dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, const ScheduleOverride& o);
+// The schedules `stnc --autotune` times: `base` (the policy's choice, or what the user forced)
+// first, then naive and stream variants of block shape, rows per thread, prefetch and unrolling.
+// Non-schedule settings of base (contractFma) are kept in every candidate.
+std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base);
+// True when the user forced any schedule choice (then saved schedules are not applied).
+bool forcesSchedule(const ScheduleOverride& o);
 bool chooseSchedules(dag::Module& m, DiagEngine& diags, const ScheduleOverride& o);
 
 }  // namespace stnc::passes

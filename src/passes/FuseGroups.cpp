@@ -10,6 +10,7 @@ void fuseOne(dag::Module& m, dag::Kernel& g, DiagEngine& diags) {
   std::map<std::string, std::string> writer;  // field -> member that writes it
   std::map<std::string, std::string> reader;  // field -> first member that reads it
   std::vector<const dag::Kernel*> members;
+  std::vector<std::string> ruleOwners;  // the member of each of g.boundaries
   for (const std::string& name : g.members) {
     const dag::Kernel* s = m.find(name);
     if (s && !s->isGroup) members.push_back(s);
@@ -48,11 +49,33 @@ void fuseOne(dag::Module& m, dag::Kernel& g, DiagEngine& diags) {
       for (const auto& x : g.swaps) dup |= x == sw;
       if (!dup) g.swaps.push_back(sw);
     }
+    // Boundary rules (docs/LANGUAGE.md, groups): per field and axis, the one rule any member
+    // gives; members that repeat the same rule (same kind, same value node) are merged, members
+    // that give different rules are an error, since the fused kernel fills the halo once.
     for (const dag::Boundary& b : s->boundaries) {
-      bool dup = false;
-      for (const dag::Boundary& x : g.boundaries)
-        dup |= x.field == b.field && x.axisMask == b.axisMask && x.kind == b.kind && x.value == b.value;
-      if (!dup) g.boundaries.push_back(b);
+      dag::Boundary rest = b;
+      for (size_t xi = 0; xi < g.boundaries.size(); ++xi) {
+        const dag::Boundary& x = g.boundaries[xi];
+        if (x.field != b.field || !(x.axisMask & rest.axisMask)) continue;
+        const unsigned both = x.axisMask & rest.axisMask;
+        rest.axisMask &= ~both;
+        if (x.kind == b.kind && x.value == b.value) continue;
+        int axis = 0;
+        while (!(both & (1u << axis))) ++axis;
+        auto ruleText = [&](const dag::Boundary& r) {
+          return std::string(dag::boundaryName(r.kind)) + (r.kind == dag::BoundaryKind::Value ? "(...)" : "");
+        };
+        std::string first = ruleText(x), second = ruleText(b);
+        if (first == second) second += " with another value";
+        diags.report(DiagId::err_group_boundary, g.loc)
+                .note(DiagId::note_boundary_rule, x.loc, {ruleOwners[xi]})
+                .note(DiagId::note_boundary_rule, b.loc, {s->name})
+            << g.name << b.field << g.axes[axis] << first << ruleOwners[xi] << second << s->name;
+      }
+      if (rest.axisMask) {
+        g.boundaries.push_back(rest);
+        ruleOwners.push_back(s->name);
+      }
     }
   }
 }

@@ -5,12 +5,20 @@
 #include "lower/AstToDag.h"
 #include "passes/CheckUnused.h"
 #include "passes/ChooseSchedule.h"
+#include "passes/ContractFma.h"
 #include "passes/Footprint.h"
 #include "passes/FuseGroups.h"
 #include "passes/PruneDeadNodes.h"
 #include "sema/CheckDecls.h"
+#include "support/LargeStack.h"
 
 namespace stnc::passes {
+
+namespace {
+CompileResult compileModuleHere(const std::string& path, const std::string* text, const LoadOptions& load,
+                                const PassOptions& popts, SourceManager& sm, DiagEngine& diags, std::ostream& log,
+                                const ScheduleOverride& schedule);
+}  // namespace
 
 PassManager standardPasses(const ScheduleOverride& schedule) {
   PassManager pm;
@@ -18,6 +26,8 @@ PassManager standardPasses(const ScheduleOverride& schedule) {
   pm.add("fuse-groups", fuseGroups);
   // Compile-time evaluation leaves dead nodes; drop them before anything counts nodes.
   pm.add("prune-dead-nodes", pruneDeadNodes);
+  // Opt-in FMA contraction (--fp-contract=on); a no-op otherwise, so the pass list stays fixed.
+  pm.add("contract-fma", [schedule](dag::Module& m, DiagEngine& d) { return schedule.contractFma && contractFma(m, d); });
   // Footprints (halos) of stencils and of the fused groups.
   pm.add("footprint", computeFootprints);
   pm.add("check-unused", checkUnused);
@@ -29,6 +39,18 @@ PassManager standardPasses(const ScheduleOverride& schedule) {
 CompileResult compileModule(const std::string& path, const std::string* text, const LoadOptions& load,
                             const PassOptions& popts, SourceManager& sm, DiagEngine& diags, std::ostream& log,
                             const ScheduleOverride& schedule) {
+  // On a thread with a large stack: the nesting limits, not the caller's stack, bound recursion
+  // (support/LargeStack.h; frames are much larger under the sanitizers).
+  CompileResult result;
+  runOnLargeStack([&] { result = compileModuleHere(path, text, load, popts, sm, diags, log, schedule); });
+  return result;
+}
+
+namespace {
+
+CompileResult compileModuleHere(const std::string& path, const std::string* text, const LoadOptions& load,
+                                const PassOptions& popts, SourceManager& sm, DiagEngine& diags, std::ostream& log,
+                                const ScheduleOverride& schedule) {
   CompileResult r;
   std::optional<ast::Program> prog =
       text ? loadProgramText(path, *text, load, sm, diags) : loadProgram(path, load, sm, diags);
@@ -44,5 +66,7 @@ CompileResult compileModule(const std::string& path, const std::string* text, co
   r.module = std::move(m);
   return r;
 }
+
+}  // namespace
 
 }  // namespace stnc::passes

@@ -903,6 +903,12 @@ class Expander {
   const StencilDecl& s_;
 };
 
+std::string printFlatExpr(const Case& c, const GExpr& e);
+// Expander::expand returns nullptr for a reference it cannot resolve (the shrinker may remove a
+// let, const or def that is still used): print a token that makes the flat twin fail to compile,
+// so the shrinker drops that simplification (a null dereference before: found by UBSan).
+std::string printFlatExpr(const Case& c, const GP& e) { return e ? printFlatExpr(c, *e) : "?unresolved?"; }
+
 std::string printFlatExpr(const Case& c, const GExpr& e) {
   switch (e.k) {
     case GK::Lit:
@@ -917,11 +923,11 @@ std::string printFlatExpr(const Case& c, const GExpr& e) {
       }
       return s + "]";
     }
-    case GK::Un: return "(" + e.op + printFlatExpr(c, *e.args[0]) + ")";
-    case GK::Bin: return "(" + printFlatExpr(c, *e.args[0]) + " " + e.op + " " + printFlatExpr(c, *e.args[1]) + ")";
+    case GK::Un: return "(" + e.op + printFlatExpr(c, e.args[0]) + ")";
+    case GK::Bin: return "(" + printFlatExpr(c, e.args[0]) + " " + e.op + " " + printFlatExpr(c, e.args[1]) + ")";
     case GK::Fn: {
       std::string s = e.name + "(";
-      for (size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + printFlatExpr(c, *e.args[i]);
+      for (size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + printFlatExpr(c, e.args[i]);
       return s + ")";
     }
     default: return "?";
@@ -994,7 +1000,7 @@ std::string printFlat(const Case& c, const std::string& suffix) {
   for (auto& s : c.stencils) {
     Expander ex(c, s);
     t << stencilHeader(c, s, s.name + suffix);
-    for (auto& e : s.eqs) t << "  " << e.field << " = " << printFlatExpr(c, *ex.expand(*e.value, nullptr, {})) << ";\n";
+    for (auto& e : s.eqs) t << "  " << e.field << " = " << printFlatExpr(c, ex.expand(*e.value, nullptr, {})) << ";\n";
     t << "}\n";
   }
   return t.str();

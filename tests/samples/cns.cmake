@@ -10,6 +10,10 @@
 #                              stnc step out of date (stnc -M depfile through stnc_add_stencil's DEPFILE)
 #   sample_cns_cuda_build      -DSTNC_CNS_CUDA=ON: nvcc compile + link, no run (when nvcc exists)
 #   sample_cns_cuda_check      runs the CUDA build's check when a GPU answers `nvidia-smi -L`; skipped otherwise
+#   sample_cns_mpi.np<N>       (MPI found: the CPU build has -DSTNC_CNS_MPI=ON) mpirun -np N cns_mpi: the
+#                              distributed hypterm (fused and five kernels) is bit-identical to one process
+#   sample_cns_bare            no package: configure with -DSTNC_EXECUTABLE=<this build's stnc> (the way a
+#                              carried static binary is used on another machine), build, run cns --check
 set(CNS_SRC ${CMAKE_SOURCE_DIR}/samples/cns)
 set(CNS_BIN ${CMAKE_CURRENT_BINARY_DIR}/cns)
 set(CNS_PREFIX ${CNS_BIN}/prefix)
@@ -23,6 +27,11 @@ set(CNS_CONFIGURE_ARGS -G ${CMAKE_GENERATOR} -DCMAKE_BUILD_TYPE=Release
     -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER} -Dstnc_DIR=${CNS_PREFIX}/${STNC_INSTALL_CMAKEDIR})
 if(CMAKE_MAKE_PROGRAM)
   list(APPEND CNS_CONFIGURE_ARGS -DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM})
+endif()
+find_package(MPI COMPONENTS CXX QUIET)
+set(CNS_MPI OFF)
+if(MPI_CXX_FOUND AND MPIEXEC_EXECUTABLE)
+  set(CNS_MPI ON)
 endif()
 
 # ---- install into a scratch prefix and check the layout ----------------------------------------------
@@ -56,17 +65,54 @@ set_tests_properties(sample_cns_install PROPERTIES TIMEOUT 120 LABELS "samples" 
 
 # ---- the CPU build of the sample against the installed package -------------------------------------
 add_test(NAME sample_cns_configure
-         COMMAND ${CMAKE_COMMAND} -S ${CNS_SRC} -B ${CNS_BIN}/cpu ${CNS_CONFIGURE_ARGS})
+         COMMAND ${CMAKE_COMMAND} -S ${CNS_SRC} -B ${CNS_BIN}/cpu ${CNS_CONFIGURE_ARGS} -DSTNC_CNS_MPI=${CNS_MPI})
 set_tests_properties(sample_cns_configure PROPERTIES TIMEOUT 120 LABELS "samples" ENVIRONMENT "${CNS_ENV}"
                      FIXTURES_REQUIRED cns_prefix FIXTURES_SETUP cns_cpu_configured RESOURCE_LOCK cns_cpu)
 add_test(NAME sample_cns_build COMMAND ${CMAKE_COMMAND} --build ${CNS_BIN}/cpu --parallel 2)
 set_tests_properties(sample_cns_build PROPERTIES TIMEOUT 300 LABELS "samples" ENVIRONMENT "${CNS_ENV}"
                      FIXTURES_REQUIRED "cns_prefix;cns_cpu_configured" FIXTURES_SETUP cns_cpu_built
                      RESOURCE_LOCK cns_cpu)
-add_test(NAME sample_cns_check COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${CNS_BIN}/cpu -V)
+add_test(NAME sample_cns_check COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${CNS_BIN}/cpu -V -R "^cns_check$")
 set_tests_properties(sample_cns_check PROPERTIES TIMEOUT 300 LABELS "samples" ENVIRONMENT "${CNS_ENV}"
                      FIXTURES_REQUIRED "cns_cpu_built" RESOURCE_LOCK cns_cpu
                      PASS_REGULAR_EXPRESSION "cns --check: PASSED" FAIL_REGULAR_EXPRESSION "FAILED")
+
+if(CNS_MPI)
+  foreach(np 1 2 3 4)
+    add_test(NAME sample_cns_mpi.np${np} COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${CNS_BIN}/cpu -V -R "^cns_mpi_np${np}$")
+    set_tests_properties(sample_cns_mpi.np${np} PROPERTIES TIMEOUT 300 LABELS "samples;mpi" ENVIRONMENT "${CNS_ENV}"
+                         FIXTURES_REQUIRED "cns_cpu_built" RESOURCE_LOCK cns_cpu PROCESSORS ${np}
+                         PASS_REGULAR_EXPRESSION "cns_mpi: PASSED on ${np} rank" FAIL_REGULAR_EXPRESSION "FAILED|DIFFERS")
+  endforeach()
+else()
+  message(STATUS "samples/cns: MPI not found, cns_mpi is not built")
+endif()
+
+# ---- no package: a bare stnc binary (-DSTNC_EXECUTABLE), as scripts/gpu-samples.sh uses it -----------
+string(REPLACE ";" "\" \"" CNS_BARE_ARGS_Q "-G;${CMAKE_GENERATOR};-DCMAKE_BUILD_TYPE=Release;-DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}")
+if(CMAKE_MAKE_PROGRAM)
+  string(APPEND CNS_BARE_ARGS_Q "\" \"-DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}")
+endif()
+file(WRITE ${CNS_BIN}/bare.cmake "
+file(REMOVE_RECURSE \"${CNS_BIN}/bare\")
+execute_process(COMMAND \"${CMAKE_COMMAND}\" -S \"${CNS_SRC}\" -B \"${CNS_BIN}/bare\" \"${CNS_BARE_ARGS_Q}\"
+                \"-DSTNC_EXECUTABLE=\${STNC_EXE}\" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR \"configuring with -DSTNC_EXECUTABLE failed\")
+endif()
+execute_process(COMMAND \"${CMAKE_COMMAND}\" --build \"${CNS_BIN}/bare\" --parallel 2 RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR \"building with -DSTNC_EXECUTABLE failed\")
+endif()
+execute_process(COMMAND \"${CNS_BIN}/bare/cns\" --check --gpu off RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR \"cns --check failed\")
+endif()
+message(\"bare stnc binary: configure, build and check ok\")
+")
+add_test(NAME sample_cns_bare COMMAND ${CMAKE_COMMAND} -DSTNC_EXE=${STNC_EXE} -P ${CNS_BIN}/bare.cmake)
+set_tests_properties(sample_cns_bare PROPERTIES TIMEOUT 600 LABELS "samples" ENVIRONMENT "${CNS_ENV};STNC_STDLIB="
+                     PASS_REGULAR_EXPRESSION "configure, build and check ok")
 
 # ---- stnc_add_stencil's depfile: an imported file (fd.stn) is a dependency ---------------------------
 # A dry run (ninja -n / make -n) lists what would run: nothing while up to date; the stnc step after the

@@ -5,6 +5,11 @@
 #   sample_heat_gpu_build   make GPU=1 (nvcc compile + link, no run) when nvcc exists.
 #   sample_heat_gpu_check   make GPU=1 check (includes CUDA == CPU bitwise) when a GPU answers
 #                           `nvidia-smi -L` at test time; skipped otherwise.
+#   sample_heat_nopng       make run PNG=0: builds and runs without libpng (no <png.h>, no -lpng), the
+#                           image goes to a binary PPM.
+#   sample_heat_mpi_build   make MPI=1 (mpicxx; heat_mpi.h from stnc --distributed), when MPI is found.
+#   sample_heat_mpi.<2d|3d>.np<N>  mpirun -np N (1..4) heat --verify: the distributed run is bit-identical
+#                           to the single-process run (exit 1 otherwise), 2-D and 3-D.
 #   stnc_mk_depfile         cmake/stnc.mk: outputs are generated, and editing an *imported* .stn makes
 #                           them out of date (the -M depfile is included).
 find_program(STNC_MAKE_PROGRAM NAMES gmake make)
@@ -21,6 +26,40 @@ set(HEAT_ENV "MAKEFLAGS=;MFLAGS=;MAKELEVEL=")
 add_test(NAME sample_heat_check
          COMMAND ${STNC_MAKE_PROGRAM} -C ${HEAT_SRC} check STNC=${STNC_EXE} O=${HEAT_BIN}/cpu)
 set_tests_properties(sample_heat_check PROPERTIES TIMEOUT 300 LABELS "samples" ENVIRONMENT "${HEAT_ENV}")
+
+add_test(NAME sample_heat_nopng
+         COMMAND ${STNC_MAKE_PROGRAM} -C ${HEAT_SRC} run PNG=0 STNC=${STNC_EXE} O=${HEAT_BIN}/nopng
+                 "RUN_ARGS=--dim 2 --n 32 --steps 5")
+set_tests_properties(sample_heat_nopng PROPERTIES TIMEOUT 300 LABELS "samples" ENVIRONMENT "${HEAT_ENV}"
+                     PASS_REGULAR_EXPRESSION "heat: wrote [^\n]*heat\\.ppm" FAIL_REGULAR_EXPRESSION "lpng|png\\.h")
+
+# ---- the MPI build: distributed runs bit-identical to one process ------------------------------------
+find_package(MPI COMPONENTS CXX QUIET)
+if(MPI_CXX_FOUND AND MPI_CXX_COMPILER AND MPIEXEC_EXECUTABLE)
+  set(HEAT_MPIRUN_FLAGS)
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE heat_mpi_version ERROR_QUIET)
+  if(heat_mpi_version MATCHES "Open MPI|OpenRTE")
+    set(HEAT_MPIRUN_FLAGS --oversubscribe --allow-run-as-root)
+  endif()
+  add_test(NAME sample_heat_mpi_build
+           COMMAND ${STNC_MAKE_PROGRAM} -C ${HEAT_SRC} all MPI=1 MPICXX=${MPI_CXX_COMPILER} STNC=${STNC_EXE} O=${HEAT_BIN}/mpi)
+  set_tests_properties(sample_heat_mpi_build PROPERTIES TIMEOUT 300 LABELS "samples;mpi" ENVIRONMENT "${HEAT_ENV}"
+                       FIXTURES_SETUP heat_mpi)
+  foreach(np 1 2 3 4)
+    foreach(case "2d;--dim;2;--n;50;--steps;40" "3d;--dim;3;--n;21;--steps;25")
+      list(GET case 0 tag)
+      list(SUBLIST case 1 -1 args)
+      add_test(NAME sample_heat_mpi.${tag}.np${np}
+               COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${HEAT_MPIRUN_FLAGS} ${MPIEXEC_PREFLAGS}
+                       ${HEAT_BIN}/mpi/mpi/heat ${MPIEXEC_POSTFLAGS} ${args} --init sine --verify)
+      set_tests_properties(sample_heat_mpi.${tag}.np${np} PROPERTIES TIMEOUT 120 LABELS "samples;mpi" PROCESSORS ${np}
+                           ENVIRONMENT "OMP_NUM_THREADS=1" FIXTURES_REQUIRED heat_mpi
+                           PASS_REGULAR_EXPRESSION "heat --verify: ${np} rank\\(s\\) vs one process [^\n]*: bit-identical")
+    endforeach()
+  endforeach()
+else()
+  message(STATUS "samples/heat: MPI not found, the MPI build test is skipped")
+endif()
 
 if(STNC_NVCC)
   add_test(NAME sample_heat_gpu_build

@@ -67,7 +67,7 @@ inline std::string tree(const dag::Context& ctx, dag::NodeId id, int rank) {
     default: break;
   }
   std::string s = std::string(dag::opInfo(n.op).spelling) + "(" + sub(0);
-  if (n.operandCount() > 1) s += ", " + sub(1);
+  for (int i = 1; i < n.operandCount(); ++i) s += ", " + sub(i);
   return s + ")";
 }
 

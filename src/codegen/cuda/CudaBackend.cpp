@@ -3,6 +3,9 @@
 // output point per thread iteration; every distinct (field, offset) is one load (__restrict__,
 // const inputs go through the read-only path). Compiled with -fmad=false so results equal the CPU
 // backend's bit for bit. Tuned schedules are the optimizing middle-end's job (docs/DESIGN.md).
+#include <functional>
+#include <map>
+
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
 #include "passes/ChooseSchedule.h"
@@ -21,22 +24,73 @@ std::string restrictArgs(const dag::Kernel& k) {
 }
 
 
-std::string slotName(const std::string& field, int d) {
-  return cIdent(field) + "q_" + (d < 0 ? "m" + std::to_string(-d) : std::to_string(d)) + "_";
+// A register-queue slot: field f at dim-0 offset d of the thread's row `row` (0 unless the
+// schedule computes several dim-1 rows per thread).
+std::string slotName(const std::string& field, int row, int d) {
+  return cIdent(field) + "q_" + (row > 0 ? "r" + std::to_string(row) + "_" : "") +
+         (d < 0 ? "m" + std::to_string(-d) : std::to_string(d)) + "_";
 }
 
 struct Queue {
   std::string field;
   int lo, hi;
+  int row = 0;
 };
 
-std::vector<Queue> queuesOf(const dag::Context& ctx, const dag::Kernel& k) {
+// part: the queues of one part's kernel (-2: of the whole kernel). A field another part reads along
+// dim 0 gets no queue in a part that does not read it (it would be loaded for nothing).
+std::vector<Queue> queuesOf(const dag::Context& ctx, const dag::Kernel& k, int rows = 1, int part = -2) {
   std::vector<Queue> qs;
   for (const dag::Field& f : k.fields) {
     int lo, hi;
-    if (dag::isRead(f.role) && passes::queueSpan(ctx, k, f.name, lo, hi)) qs.push_back({f.name, lo, hi});
+    if (dag::isRead(f.role) && passes::queueSpan(ctx, k, f.name, lo, hi, part))
+      for (int r = 0; r < rows; ++r) qs.push_back({f.name, lo, hi, r});
   }
   return qs;
+}
+
+// The kernel computing `rows` consecutive dim-1 rows per thread: the outputs of `part`, once per
+// row, with every access shifted by the row along axis 1, built in a copy of the context. Hash
+// consing makes the loads the rows share (row r's u[i,j+1,k] is row r+1's u[i,j,k]) one node.
+struct RowKernel {
+  dag::Context ctx;
+  dag::Kernel k;
+  std::vector<int> rowOf;  // per output of k
+};
+
+RowKernel rowKernel(const dag::Context& src, const dag::Kernel& k, int part, int rows) {
+  RowKernel rk{src, k, {}};
+  rk.k.outputs.clear();
+  for (int r = 0; r < rows; ++r) {
+    std::map<dag::NodeId, dag::NodeId> memo;
+    std::function<dag::NodeId(dag::NodeId)> shift = [&](dag::NodeId id) -> dag::NodeId {
+      if (r == 0) return id;
+      auto it = memo.find(id);
+      if (it != memo.end()) return it->second;
+      const dag::Node n = rk.ctx.node(id);  // a copy: the context grows below
+      dag::NodeId out = id;
+      if (n.kind == dag::NodeKind::Access) {
+        dag::Offset o = n.offset;
+        o.d[1] += r;
+        out = rk.ctx.access(n.sym, o);
+      } else if (n.kind == dag::NodeKind::Select) {
+        out = rk.ctx.select(shift(n.operands[0]), shift(n.operands[1]), shift(n.operands[2]));
+      } else if (n.kind == dag::NodeKind::Apply) {
+        dag::NodeId ops[3] = {dag::kNoNode, dag::kNoNode, dag::kNoNode};
+        for (int i = 0; i < n.operandCount(); ++i) ops[i] = shift(n.operands[i]);
+        out = rk.ctx.apply(n.op, ops[0], ops[1], ops[2]);
+      }
+      return memo[id] = out;
+    };
+    for (const dag::Output& o : k.outputs) {
+      if (o.region != part) continue;
+      dag::Output c = o;
+      c.value = shift(o.value);
+      rk.k.outputs.push_back(c);
+      rk.rowOf.push_back(r);
+    }
+  }
+  return rk;
 }
 
 std::string scheduleComment(const dag::Context& ctx, const dag::Kernel& k) {
@@ -45,6 +99,9 @@ std::string scheduleComment(const dag::Context& ctx, const dag::Kernel& k) {
                   " x " + std::to_string(s.blockY) + " over (dim 2, dim 1)";
   if (s.strategy == dag::Strategy::Stream) {
     c += ", each thread walks a chunk of dim 0 (" + (s.chunk > 0 ? std::to_string(s.chunk) : std::string("sized at launch from the SM count")) + ")";
+    if (s.prefetch > 0) c += ", queues load " + std::to_string(s.prefetch) + " plane(s) ahead";
+    if (s.unroll > 1) c += ", loop unrolled " + std::to_string(s.unroll) + "x";
+    if (s.rows > 1) c += ", " + std::to_string(s.rows) + " dim-1 rows per thread (loads shared between the rows)";
     for (const Queue& q : queuesOf(ctx, k))
       c += "\n  register queue: " + q.field + " at " + k.axes[0] + "" + std::to_string(q.lo) + ".." + std::to_string(q.hi) +
            " (one new load per point instead of " + std::to_string(q.hi - q.lo + 1) + ")";
@@ -72,9 +129,10 @@ void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part
   p.line("const long s0_ = L_.stride[0];");
   p.line("const long s1_ = L_.stride[1];");
   p.line("(void)s0_; (void)s1_;");
-  p.line("const long z_ = B_.lo[2] + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
+  p.line("// Columns start at a multiple of kBlockX (a box starting mid-row, like a region, keeps whole-line loads).");
+  p.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX) + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
   p.line("const long y_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y;");
-  p.line("if (z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;");
+  p.line("if (z_ < B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;");
   p.openScope("for (long x_ = B_.lo[0] + blockIdx.z; x_ < B_.hi[0]; x_ += gridDim.z)  // one plane per block unless n0 > 65535");
   p.line("const long p_ = stnc_rt::at(L_, x_, y_, z_);");
   emitPointBody(p, m.ctx, k, part);
@@ -83,7 +141,7 @@ void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part
   p.line();
   p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " +
               declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
-  p.line("const long gx_ = (B_.hi[2] - B_.lo[2] + kBlockX - 1) / kBlockX, gy_ = (B_.hi[1] - B_.lo[1] + kBlockY - 1) / kBlockY;");
+  p.line("const long gx_ = (B_.hi[2] - stnc_rt::alignDown(B_.lo[2], kBlockX) + kBlockX - 1) / kBlockX, gy_ = (B_.hi[1] - B_.lo[1] + kBlockY - 1) / kBlockY;");
   p.line("if (gy_ > 65535 || gx_ > 2147483647L) return cudaErrorInvalidConfiguration;");
   p.line("const long nx_ = B_.hi[0] - B_.lo[0];");
   p.line("const dim3 block_(kBlockX, kBlockY, 1);");
@@ -93,10 +151,11 @@ void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part
   p.closeScope(launchName(k, part));
 }
 
-void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part) {
+// One stream kernel: each thread walks a chunk of dim 0 for `rows` consecutive dim-1 rows.
+void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part, int rows, const std::string& kname) {
   const std::string real = dag::elemCType(k.type);
-  const std::string kname = partName(k, part);
-  std::vector<Queue> qs = queuesOf(m.ctx, k);
+  const RowKernel rk = rowKernel(m.ctx, k, part, rows);
+  std::vector<Queue> qs = queuesOf(m.ctx, k, rows, part);
   p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY) " + kname +
               "(const stnc_rt::Layout L_, const stnc_rt::Box B_, const long chunk_, " + restrictArgs(k) + ")");
   std::string unused = usedNamesVoidCast(m.ctx, k, false, part);
@@ -104,51 +163,79 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   p.line("const long s0_ = L_.stride[0];");
   p.line("const long s1_ = L_.stride[1];");
   p.line("(void)s1_;");
-  p.line("const long z_ = B_.lo[2] + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
-  p.line("const long y_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y;");
-  p.line("if (z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;  // no block-wide barrier follows");
+  p.line("// Columns start at a multiple of kBlockX (a box starting mid-row, like a region, keeps whole-line loads).");
+  p.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX) + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
+  if (rows == 1) {
+    p.line("const long y_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y;");
+    p.line("if (z_ < B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;  // no block-wide barrier follows");
+  } else {
+    p.line("// Rows y_ .. y_+" + std::to_string(rows - 1) + " of this thread; the launcher gives this kernel a multiple of " +
+           std::to_string(rows) + " rows.");
+    p.line("const long y_ = B_.lo[1] + (blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y) * " + std::to_string(rows) + ";");
+    p.line("if (z_ < B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;  // no block-wide barrier follows");
+  }
   p.line("const long x0_ = B_.lo[0] + blockIdx.z * chunk_;");
   p.line("const long x1_ = x0_ + chunk_ < B_.hi[0] ? x0_ + chunk_ : B_.hi[0];");
   p.line("long p_ = stnc_rt::at(L_, x0_, y_, z_);");
+  const int D = k.schedule.prefetch;
+  if (D > 0) {
+    p.line("// Prefetch: each queue loads " + std::to_string(D) + " plane(s) ahead of use, so more bytes are in flight per thread;");
+    p.line("// a load past the last allocated plane is skipped (its value is never used).");
+    p.line("const long last_ = L_.dim[0] - 1 - L_.pad[0];  // last allocated plane of dim 0");
+  }
+  // A queue slot at dim-0 offset d from x: a plain load when d is within the footprint (always
+  // allocated), a guarded one for the prefetched planes beyond it.
+  auto load = [&](const Queue& q, int d, const std::string& x) {
+    dag::Offset o;
+    o.d[0] = d;
+    o.d[1] = q.row;
+    std::string ld = cIdent(q.field) + "[" + offsetIndex(k, o) + "]";
+    if (d <= q.hi) return ld;
+    return "(" + x + " + " + std::to_string(d) + " <= last_ ? " + ld + " : " + real + "(0))";
+  };
   for (const Queue& q : qs) {
-    p.line("// register queue: " + q.field + " at " + k.axes[0] + std::to_string(q.lo) + " .. " + k.axes[0] + "+" + std::to_string(q.hi));
-    for (int d = q.lo; d < q.hi; ++d) {
-      dag::Offset o;
-      o.d[0] = d;
-      p.line(real + " " + slotName(q.field, d) + " = " + cIdent(q.field) + "[" + offsetIndex(k, o) + "];");
-    }
-    p.line(real + " " + slotName(q.field, q.hi) + ";");
+    p.line("// register queue: " + q.field + (rows > 1 ? " (row +" + std::to_string(q.row) + ")" : "") + " at " + k.axes[0] +
+           std::to_string(q.lo) + " .. " + k.axes[0] + "+" + std::to_string(q.hi) +
+           (D > 0 ? " (+" + std::to_string(D) + " prefetched)" : ""));
+    for (int d = q.lo; d < q.hi + D; ++d) p.line(real + " " + slotName(q.field, q.row, d) + " = " + load(q, d, "x0_") + ";");
+    p.line(real + " " + slotName(q.field, q.row, q.hi + D) + ";");
   }
   if (k.schedule.unroll > 1) p.line("#pragma unroll " + std::to_string(k.schedule.unroll));
   p.openScope("for (long x_ = x0_; x_ < x1_; ++x_, p_ += s0_)");
-  for (const Queue& q : qs) {
-    dag::Offset o;
-    o.d[0] = q.hi;
-    p.line(slotName(q.field, q.hi) + " = " + cIdent(q.field) + "[" + offsetIndex(k, o) + "];  // the one new load of " + q.field);
-  }
-  emitPointBody(p, m.ctx, k, part, [&](const dag::Node& n) {
-    for (const Queue& q : qs)
-      if (q.field == m.ctx.name(n.sym) && n.offset.d[1] == 0 && n.offset.d[2] == 0) return slotName(q.field, n.offset.d[0]);
-    return accessLoad(m.ctx, k, n);
-  });
+  for (const Queue& q : qs)
+    p.line(slotName(q.field, q.row, q.hi + D) + " = " + load(q, q.hi + D, "x_") + ";  // the one new load of " + q.field);
+  emitPointBody(
+      p, rk.ctx, rk.k, part,
+      [&](const dag::Node& n) {
+        for (const Queue& q : qs)
+          if (q.field == rk.ctx.name(n.sym) && n.offset.d[1] == q.row && n.offset.d[2] == 0 && n.offset.d[0] >= q.lo &&
+              n.offset.d[0] <= q.hi)
+            return slotName(q.field, q.row, n.offset.d[0]);
+        return accessLoad(rk.ctx, rk.k, n);
+      },
+      [&](size_t i, const dag::Output& o) {
+        dag::Offset at;
+        at.d[1] = rk.rowOf[i];
+        return cIdent(o.field) + "[" + offsetIndex(k, at) + "]";
+      });
   for (const Queue& q : qs) {
     std::string rot;
-    for (int d = q.lo; d < q.hi; ++d) rot += slotName(q.field, d) + " = " + slotName(q.field, d + 1) + "; ";
+    for (int d = q.lo; d < q.hi + D; ++d) rot += slotName(q.field, q.row, d) + " = " + slotName(q.field, q.row, d + 1) + "; ";
     rot.pop_back();
     p.line(rot);
   }
   p.closeScope("for x_");
   p.closeScope(kname);
   p.line();
-  p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " +
-              declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
-  p.line("static int sms_ = 0;  // multiprocessors of the current device, read once");
-  p.openScope("if (sms_ == 0)");
-  p.line("int dev_ = 0;");
-  p.line("if (cudaGetDevice(&dev_) != cudaSuccess || cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev_) != cudaSuccess || sms_ <= 0) sms_ = 132;");
-  p.closeScope("");
-  p.line("const long nx_ = B_.hi[0] - B_.lo[0];");
-  p.line("const long gx_ = (B_.hi[2] - B_.lo[2] + kBlockX - 1) / kBlockX, gy_ = (B_.hi[1] - B_.lo[1] + kBlockY - 1) / kBlockY;");
+}
+
+// Launches kernel `kname` (rows dim-1 rows per thread) over box `box`; the code returns on error.
+void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& box, int rows, const std::string& args) {
+  p.openScope("");
+  p.line("const stnc_rt::Box& b_ = " + box + ";");
+  p.line("const long nx_ = b_.hi[0] - b_.lo[0];");
+  p.line("const long gx_ = (b_.hi[2] - stnc_rt::alignDown(b_.lo[2], kBlockX) + kBlockX - 1) / kBlockX, gy_ = (b_.hi[1] - b_.lo[1] + kBlockY * " +
+         std::to_string(rows) + " - 1) / (kBlockY * " + std::to_string(rows) + ");");
   p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
   p.line("// Enough blocks for ~8 resident 256-thread blocks per SM; longer chunks amortise the queue prologue.");
   p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");
@@ -157,8 +244,39 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   p.line("if ((nx_ + chunk_ - 1) / chunk_ > 65535) chunk_ = (nx_ + 65534) / 65535;");
   p.line("const dim3 block_(kBlockX, kBlockY, 1);");
   p.line("const dim3 grid_(static_cast<unsigned>(gx_), static_cast<unsigned>(gy_), static_cast<unsigned>((nx_ + chunk_ - 1) / chunk_));");
-  p.line(kname + "<<<grid_, block_, 0, stream_>>>(L_, B_, chunk_, " + callArgs(k, ArgMode::Sweep) + ");");
-  p.line("return cudaGetLastError();");
+  p.line(kname + "<<<grid_, block_, 0, stream_>>>(L_, b_, chunk_, " + args + ");");
+  p.line("if (cudaError_t e_ = cudaGetLastError()) return e_;");
+  p.closeScope("");
+}
+
+void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part) {
+  const std::string kname = partName(k, part);
+  const int rows = std::max(1, k.schedule.rows);
+  emitStreamKernel(p, m, k, part, rows, kname);
+  // Rows left over when the box's dim-1 extent is not a multiple of `rows`: one row per thread.
+  if (rows > 1) emitStreamKernel(p, m, k, part, 1, kname + "_rest");
+  p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " +
+              declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
+  p.line("static int sms_ = 0;  // multiprocessors of the current device, read once");
+  p.openScope("if (sms_ == 0)");
+  p.line("int dev_ = 0;");
+  p.line("if (cudaGetDevice(&dev_) != cudaSuccess || cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev_) != cudaSuccess || sms_ <= 0) sms_ = 132;");
+  p.closeScope("");
+  const std::string args = callArgs(k, ArgMode::Sweep);
+  if (rows == 1) {
+    emitStreamLaunch(p, kname, "B_", 1, args);
+  } else {
+    p.line("stnc_rt::Box main_ = B_, rest_ = B_;  // rows in multiples of " + std::to_string(rows) + ", then the rest");
+    p.line("main_.hi[1] = B_.lo[1] + (B_.hi[1] - B_.lo[1]) / " + std::to_string(rows) + " * " + std::to_string(rows) + ";");
+    p.line("rest_.lo[1] = main_.hi[1];");
+    p.openScope("if (!stnc_rt::boxEmpty(main_))");
+    emitStreamLaunch(p, kname, "main_", rows, args);
+    p.closeScope("");
+    p.openScope("if (!stnc_rt::boxEmpty(rest_))");
+    emitStreamLaunch(p, kname + "_rest", "rest_", 1, args);
+    p.closeScope("");
+  }
+  p.line("return cudaSuccess;");
   p.closeScope(launchName(k, part));
 }
 

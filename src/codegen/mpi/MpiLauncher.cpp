@@ -1,7 +1,6 @@
 #include "codegen/mpi/MpiLauncher.h"
 
 #include <algorithm>
-#include <type_traits>
 #include <utility>
 
 #include "codegen/KernelBody.h"
@@ -54,18 +53,6 @@ bool readsCorners(const dag::Context& ctx, const dag::Kernel& k) {
 }
 
 namespace {
-
-// Kernels with position-dependent equations (regions, when the front end has them) are placed
-// relative to the interior a sweep is given; the sub-domain sweeps here would misplace them.
-template <typename K, typename = void>
-struct HasRegions : std::false_type {};
-template <typename K>
-struct HasRegions<K, std::void_t<decltype(std::declval<const K&>().regions.size())>> : std::true_type {};
-template <typename K>
-size_t regionCount(const K& k) {
-  if constexpr (HasRegions<K>::value) return k.regions.size();
-  else return 0;
-}
 
 std::string kindName(dag::BoundaryKind b) {
   switch (b) {
@@ -144,15 +131,15 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   const std::string ns = "stn::" + cIdent(k.name);
   const ExchangeWidths w = exchangeWidths(k);
   const bool corners = readsCorners(m.ctx, k);
-  if (regionCount(k) > 0) {
-    p.comment(kernelComment(m, k,
-                            "distributed (MPI): not generated. This kernel has regions, which the generated sweep places "
-                            "relative to the\ninterior it is given; a rank's sweep would place them relative to its own "
-                            "sub-domain. Needs a sweep\nentry point that takes the global offset of the local box."));
-    p.line();
-    return;
-  }
-  p.comment(kernelComment(m, k, distributedComment(m.ctx, k, w)));
+  // Regions are placed relative to the interior a sweep is given (stnc_rt::regionBox reads L.n), so
+  // the sweeps of a kernel with regions get the local arrays in global coordinates (D_.F, see
+  // stnc_mpi::frameLayout) and boxes shifted by D_.offset: each region lands where it is on the
+  // global grid, whichever ranks it spans.
+  const bool frame = !k.regions.empty();
+  std::string comment = distributedComment(m.ctx, k, w);
+  if (frame)
+    comment += "\nregions: each rank sweeps its box in global coordinates (D_.F), so the regions are placed on the global grid.";
+  p.comment(kernelComment(m, k, comment));
   p.openScope("namespace " + ns + "::mpi");
   p.line("using Domain = stnc_mpi::Domain;");
   p.line("// Halo cells each field is read at below (Lo) and above (Hi) the interior, per internal dimension");
@@ -208,10 +195,19 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("// axes with dims from MPI_Dims_create (dims_: ranks per axis, 0 = free; null = all free), periodic");
   p.line("// along axes where a field has a periodic rule; an axis that does not divide gives its first ranks one");
   p.line("// more point. Local arrays: D_.L (= layout(D_.n...)); global offsets: D_.offset (internal dimensions).");
+  p.line("#if !defined(STNC_NO_MPI)");
   p.openScope("inline int make_domain(MPI_Comm comm_, " + axisDecl + ", Domain& D_, const int* dims_ = nullptr)");
   p.line("const long n_[kRank] = {" + axisList + "};");
   p.line("return stnc_mpi::decompose(comm_, kSpec, n_, dims_, D_);");
   p.closeScope("make_domain");
+  p.line("#else");
+  p.line("// STNC_NO_MPI: the same over the ranks of an NCCL communicator (one per GPU; processes or threads).");
+  p.line("// The communicator stays the caller's; call with the rank's device current.");
+  p.openScope("inline int make_domain(ncclComm_t comm_, " + axisDecl + ", Domain& D_, const int* dims_ = nullptr)");
+  p.line("const long n_[kRank] = {" + axisList + "};");
+  p.line("return stnc_mpi::decomposeNccl(comm_, kSpec, n_, dims_, D_);");
+  p.closeScope("make_domain");
+  p.line("#endif");
   p.line("// The layout of this rank's arrays (allocate L.count elements, 128-byte aligned).");
   p.line("inline const stnc_rt::Layout& local_layout(const Domain& D_) { return D_.L; }");
   p.line("// The layout of the global array that gather/scatter use on the root.");
@@ -248,7 +244,17 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     boxLo += std::string(a ? ", " : "") + "b_.lo[" + d + "]";
     boxHi += std::string(a ? ", " : "") + "b_.hi[" + d + "]";
   }
+  if (frame) {
+    boxLo.clear();
+    boxHi.clear();
+    for (int a = 0; a < k.rank(); ++a) {
+      const std::string d = std::to_string(internalDim(k, a));
+      boxLo += std::string(a ? ", " : "") + "b_.lo[" + d + "] + D_.offset[" + d + "]";
+      boxHi += std::string(a ? ", " : "") + "b_.hi[" + d + "] + D_.offset[" + d + "]";
+    }
+  }
   const std::string boxArrays = "const long lo_[kRank] = {" + boxLo + "}, hi_[kRank] = {" + boxHi + "}; ";
+  const std::string sweepLayout = frame ? "D_.F" : "D_.L";
   auto emitSwaps = [&] {
     for (auto& [a, b] : k.swaps) p.line("std::swap(" + cIdent(a) + ", " + cIdent(b) + ");");
   };
@@ -262,6 +268,7 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     }
   };
 
+  p.line("#if !defined(STNC_NO_MPI)");
   p.openScope("namespace cpu");
   p.line("// steps x (halo exchange + boundary rules, sweep, swap pairs) on this rank's host arrays; the interior");
   p.line("// part of each sweep runs while the messages are in flight. Collective over D_.comm. Same arguments and");
@@ -281,7 +288,7 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("for (int q_ = 0; q_ < nsources_; ++q_) hot_ = hot_ || kConstant[sources_[q_].field];");
   p.openScope("for (long s_ = 0; s_ < steps_; ++s_)");
   p.line("real* const f_[kFieldCount] = {" + fields + "};");
-  p.line("auto sweep_ = [&](const stnc_mpi::Box3& b_) { " + boxArrays + "return ::" + ns + "::cpu::sweep_box(D_.L, lo_, hi_, " +
+  p.line("auto sweep_ = [&](const stnc_mpi::Box3& b_) { " + boxArrays + "return ::" + ns + "::cpu::sweep_box(" + sweepLayout + ", lo_, hi_, " +
          sweepArgs + "); };");
   p.line("if (int e_ = stnc_mpi::stepHost<real>(D_, kSpec, f_, values_, s_ == 0 || hot_, sweep_)) return e_;");
   {
@@ -323,12 +330,14 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
   p.line("return stnc_mpi::scatterHost<real>(D_, root_, global_, local_);");
   p.closeScope("scatter");
+  p.line("#endif  // !STNC_NO_MPI");
 
   p.line("#if defined(__CUDACC__) || defined(STNC_WITH_CUDA)");
   p.openScope("namespace cuda");
   p.line("// As cpu::step on device arrays: the interior sweep runs on stream_ while the halos are packed");
-  p.line("// (cudaMemcpy3DAsync), sent (pinned host staging, or device buffers with CUDA-aware MPI) and");
-  p.line("// unpacked on a second stream. Returns a stnc_mpi/stnc_rt status (kCudaError: see cudaGetLastError).");
+  p.line("// (cudaMemcpy3DAsync), sent (STNC_USE_NCCL: ncclSend/ncclRecv on the second stream, no host wait;");
+  p.line("// else MPI: device buffers with CUDA-aware MPI, or pinned host staging) and unpacked on a second");
+  p.line("// stream. Returns a stnc_mpi/stnc_rt status (kCudaError: see cudaGetLastError; kNcclError).");
   p.line("// No point sources yet: adding wavelet[t] on the device needs a kernel of " + m.sourceName + ".cu (DISTRIBUTED.md).");
   p.openScope("inline int step(Domain& D_, long steps_, " + declArgs(k, ArgMode::Step) + ", cudaStream_t stream_ = 0)");
   p.line("if (steps_ < 0) return stnc_rt::kBadArgument;");
@@ -340,7 +349,7 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.openScope("for (long s_ = 0; s_ < steps_; ++s_)");
   p.line("real* const f_[kFieldCount] = {" + fields + "};");
   p.line("auto sweep_ = [&](const stnc_mpi::Box3& b_, cudaStream_t st_) { " + boxArrays + "return ::" + ns +
-         "::cuda::sweep_box(D_.L, lo_, hi_, " + sweepArgs + ", st_); };");
+         "::cuda::sweep_box(" + sweepLayout + ", lo_, hi_, " + sweepArgs + ", st_); };");
   p.line("if (int e_ = stnc_mpi::stepCuda<real>(D_, kSpec, f_, values_, s_ == 0, sweep_, stream_)) return e_;");
   emitSwaps();
   p.closeScope("for s_");
@@ -356,7 +365,8 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("if (int e_ = stnc_mpi::stepCuda<real>(D_, kSpec, f_, values_, true, none_, stream_, false)) return e_;");
   p.line("return stnc_mpi::cudaStatus(cudaStreamSynchronize(stream_));");
   p.closeScope("exchange");
-  p.line("// gather/scatter of device arrays (through a host copy of the local array); global_ is host memory.");
+  p.line("// gather/scatter of device arrays (MPI: through a host copy of the local array; STNC_NO_MPI: through");
+  p.line("// NCCL, one rank's box at a time); global_ is host memory.");
   p.openScope("inline int gather(const Domain& D_, int root_, const real* local_, real* global_)");
   p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
   p.line("return stnc_mpi::gatherCuda<real>(D_, root_, local_, global_);");
@@ -380,7 +390,8 @@ std::string generateMpiHeader(const dag::Module& m, const GenOptions& o) {
   p.raw(banner(m, go, m.sourceName + "_mpi.h — distributed (MPI) launchers of the stencils in " + m.sourceName + ".stn"));
   p.line("// Domain decomposition over MPI ranks on top of " + m.sourceName + ".h (docs/DISTRIBUTED.md). Header-only:");
   p.line("// include it after compiling " + m.sourceName + ".cpp (and " + m.sourceName +
-         ".cu for cuda::) and link MPI.");
+         ".cu for cuda::) and link MPI. -DSTNC_USE_NCCL: the cuda:: halo");
+  p.line("// exchange goes through NCCL (link it too); -DSTNC_NO_MPI (with STNC_USE_NCCL): no MPI, cuda:: only.");
   p.line("#pragma once");
   p.line("#include \"" + m.sourceName + ".h\"");
   p.line();
@@ -392,7 +403,9 @@ std::string generateMpiHeader(const dag::Module& m, const GenOptions& o) {
   p.line("#define MPICH_SKIP_MPICXX 1");
   p.line("#endif");
   p.line("#include <math.h>");
+  p.line("#if !defined(STNC_NO_MPI)");
   p.line("#include <mpi.h>");
+  p.line("#endif");
   p.line();
   p.line("#include <utility>");
   p.line();

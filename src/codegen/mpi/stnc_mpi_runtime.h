@@ -5,6 +5,14 @@
 // wrappers in namespace stn::K::mpi pass the kernel's constexpr tables (KernelSpec) and a sweep
 // callback to the templates below. See docs/DISTRIBUTED.md.
 //
+// Compile-time switches (define them before including FILE_mpi.h, the same in every translation unit):
+//   STNC_USE_NCCL  the CUDA variant exchanges halos through NCCL (ncclSend/ncclRecv in a group, on
+//                  the communication stream; no host synchronisation inside a step). Needs nccl.h
+//                  and -lnccl. Without it: CUDA-aware MPI when available, else pinned host staging.
+//   STNC_NO_MPI    no MPI at all (needs CUDA and STNC_USE_NCCL): the ranks are the ranks of an NCCL
+//                  communicator (one per GPU: processes, or threads of one process), make_domain takes
+//                  that communicator, and only the cuda:: functions exist (gather/scatter through NCCL).
+//
 // Embedding: MpiLauncher.cpp defines STNC_MPI_RUNTIME_AS_STRING and includes this file inside an
 // initializer, so the text between the two markers below becomes one raw string literal (the
 // preprocessor does not look inside a raw string); the generator strips the marker lines.
@@ -16,19 +24,43 @@ R"stnc_mpi_rt(
 #ifndef STNC_RUNTIME_H_V1
 #include "../runtime/stnc_runtime.h"  // only when this file is compiled on its own
 #endif
+#if defined(__CUDACC__) || defined(STNC_WITH_CUDA)
+#define STNC_MPI_CUDA 1
+#else
+#define STNC_MPI_CUDA 0
+#endif
+#if defined(STNC_USE_NCCL) && STNC_MPI_CUDA
+#define STNC_MPI_NCCL 1
+#else
+#define STNC_MPI_NCCL 0
+#endif
+#if defined(STNC_NO_MPI)
+#if !STNC_MPI_NCCL
+#error "STNC_NO_MPI: the distributed launchers without MPI need CUDA (nvcc or STNC_WITH_CUDA) and NCCL (STNC_USE_NCCL)"
+#endif
+#define STNC_MPI_HAVE_MPI 0
+#define STNC_MPI_PROC_NULL_ (-1)
+#else
+#define STNC_MPI_HAVE_MPI 1
 #include <mpi.h>
+#define STNC_MPI_PROC_NULL_ MPI_PROC_NULL
+#endif
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
 #include <vector>
-#if defined(__CUDACC__) || defined(STNC_WITH_CUDA)
+#if STNC_MPI_CUDA
 #include <cuda_runtime.h>
-#if defined(__has_include)
+#if STNC_MPI_HAVE_MPI && defined(__has_include)
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // Open MPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support()
 #endif
 #endif
+#endif
+#if STNC_MPI_NCCL
+#include <nccl.h>
 #endif
 
 namespace stnc_mpi {
@@ -39,7 +71,8 @@ enum Status : int {
   kTooSmall = 17,      // a rank would get fewer points than the halo along a split axis
   kWrongDomain = 18,   // the Domain was made for another kernel, or not made at all
   kCudaError = 19,     // a CUDA call failed (cudaGetLastError() has the details)
-  kCountOverflow = 20  // a gather/scatter message exceeds INT_MAX elements
+  kCountOverflow = 20, // a gather/scatter message exceeds INT_MAX elements
+  kNcclError = 21      // an NCCL call failed
 };
 
 inline const char* statusName(int s) {
@@ -49,16 +82,27 @@ inline const char* statusName(int s) {
     case kWrongDomain: return "the domain was not made for this kernel";
     case kCudaError: return "a CUDA call failed";
     case kCountOverflow: return "a gather/scatter message exceeds INT_MAX elements";
+    case kNcclError: return "an NCCL call failed";
     default: return stnc_rt::statusName(s);
   }
 }
 
+#if STNC_MPI_HAVE_MPI
 template <typename T>
 inline MPI_Datatype mpiType();
 template <>
 inline MPI_Datatype mpiType<double>() { return MPI_DOUBLE; }
 template <>
 inline MPI_Datatype mpiType<float>() { return MPI_FLOAT; }
+#endif
+#if STNC_MPI_NCCL
+template <typename T>
+inline ncclDataType_t ncclType();
+template <>
+inline ncclDataType_t ncclType<double>() { return ncclFloat64; }
+template <>
+inline ncclDataType_t ncclType<float>() { return ncclFloat32; }
+#endif
 
 enum : int { kNoRule = -1 };
 
@@ -115,6 +159,9 @@ struct FillOp {
 struct Plan {
   bool built = false;
   std::vector<Message> msgs[3];  // per dimension (the exchange phases)
+  // Every message as (dimension, index into msgs[dimension]), ordered by tag: NCCL matches the
+  // sends and receives between two ranks in the order they are posted, so both sides post by tag.
+  std::vector<std::pair<int, int>> byTag;
   std::vector<FillOp> fills[3];
   size_t sendElems = 0, recvElems = 0;
   Box3 inner{};  // interior points that read no halo cell the exchange changes
@@ -126,17 +173,31 @@ struct CudaResources;  // defined below when CUDA is enabled
 // exchange buffers. Dimensions are internal (3-D): a rank-r kernel splits the last r only.
 class Domain {
  public:
+#if STNC_MPI_HAVE_MPI
   MPI_Comm comm = MPI_COMM_NULL;  // the Cartesian communicator (ranks in the order of `comm`)
+#endif
+#if STNC_MPI_NCCL
+  // The NCCL communicator of the exchange (ranks = Cartesian ranks). With MPI it is made on the first
+  // cuda:: call (ncclGetUniqueId on rank 0, MPI_Bcast, ncclCommInitRank) and owned by the Domain;
+  // with STNC_NO_MPI it is the caller's (make_domain's argument) and never destroyed here.
+  ncclComm_t nccl = nullptr;
+  bool ownsNccl = false;
+#endif
   int rank = 0, size = 1;
   int dims[3] = {1, 1, 1};      // ranks per dimension
   int coords[3] = {0, 0, 0};    // this rank's coordinates
   int periodic[3] = {0, 0, 0};  // some field has a periodic rule along the dimension
-  int nbr[3][2] = {{MPI_PROC_NULL, MPI_PROC_NULL}, {MPI_PROC_NULL, MPI_PROC_NULL}, {MPI_PROC_NULL, MPI_PROC_NULL}};
+  int nbr[3][2] = {{STNC_MPI_PROC_NULL_, STNC_MPI_PROC_NULL_},
+                   {STNC_MPI_PROC_NULL_, STNC_MPI_PROC_NULL_},
+                   {STNC_MPI_PROC_NULL_, STNC_MPI_PROC_NULL_}};
   long global[3] = {1, 1, 1};   // global interior extents
   long n[3] = {1, 1, 1};        // this rank's interior extents
   long offset[3] = {0, 0, 0};   // global coordinates of this rank's interior point (0, 0, 0)
   stnc_rt::Layout L{};          // local arrays: the kernel's layout of n (allocate L.count elements)
   stnc_rt::Layout G{};          // the global array of gather/scatter: the kernel's layout of `global`
+  // The local arrays seen in global coordinates (frameLayout): the sweeps of kernels with regions
+  // use it, so a region is placed relative to the global interior, not to this rank's box.
+  stnc_rt::Layout F{};
   const KernelSpec* spec = nullptr;
   int progressChunks = 4;  // the interior sweep runs in this many slabs with MPI_Testall between
 
@@ -144,7 +205,9 @@ class Domain {
   void* sendBuf = nullptr;
   void* recvBuf = nullptr;
   size_t bufBytes = 0;
+#if STNC_MPI_HAVE_MPI
   std::vector<MPI_Request> reqs;
+#endif
   CudaResources* cuda = nullptr;
   void (*freeCuda)(CudaResources*) = nullptr;
 
@@ -166,21 +229,81 @@ class Domain {
     bufBytes = 0;
     plans[0] = Plan{};
     plans[1] = Plan{};
+#if STNC_MPI_NCCL
+    if (nccl && ownsNccl) ncclCommDestroy(nccl);
+    nccl = nullptr;
+    ownsNccl = false;
+#endif
+#if STNC_MPI_HAVE_MPI
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm);
     comm = MPI_COMM_NULL;
+#endif
   }
 };
 
-// Creates the Cartesian decomposition. global: kernel axis order (K.rank entries); userDims: ranks
-// per kernel axis, 0 = let MPI_Dims_create choose (null: all 0).
-inline int decompose(MPI_Comm comm, const KernelSpec& K, const long* global, const int* userDims, Domain& D) {
-  D.release();
-  D.spec = nullptr;
+// The local layout L seen in global coordinates: interior extents `global`, the same strides, and
+// the origin moved so that at(F, x + offset) == at(L, x). A sweep given F and a box in global
+// coordinates computes exactly what it computes given L and the box in local coordinates (the
+// generated sweeps address points only through stnc_rt::at), but it places regions
+// (stnc_rt::regionBox reads n) relative to the global interior. dim[0] moves with the origin so the
+// CUDA stream schedule's prefetch bound (last allocated plane, dim[0] - 1 - pad[0]) stays the same
+// plane; count stays the local one (the aliasing check).
+inline stnc_rt::Layout frameLayout(const stnc_rt::Layout& L, const long global[3], const long offset[3]) {
+  stnc_rt::Layout F = L;
+  for (int d = 0; d < 3; ++d) F.n[d] = global[d];
+  F.origin = L.origin - offset[0] * L.stride[0] - offset[1] * L.stride[1] - offset[2] * L.stride[2];
+  F.dim[0] = L.dim[0] + offset[0];
+  return F;
+}
+
+// Ranks per dimension like MPI_Dims_create: the free entries (0) get the prime factors of
+// size / (product of the fixed ones), largest first, each to the free entry with the smallest
+// product so far; the free entries end up non-increasing. False if the fixed ones do not divide size.
+inline bool dimsCreate(int size, int ndims, int* dims) {
+  long fixed = 1;
+  int freeCount = 0;
+  for (int a = 0; a < ndims; ++a) {
+    if (dims[a] < 0) return false;
+    if (dims[a] > 0) fixed *= dims[a];
+    else ++freeCount;
+  }
+  if (fixed <= 0 || size % fixed != 0) return false;
+  long rest = size / fixed;
+  if (freeCount == 0) return rest == 1;
+  std::vector<long> primes;
+  for (long p = 2; p * p <= rest; ++p)
+    while (rest % p == 0) {
+      primes.push_back(p);
+      rest /= p;
+    }
+  if (rest > 1) primes.push_back(rest);
+  std::vector<long> part(static_cast<size_t>(freeCount), 1);
+  for (size_t q = primes.size(); q-- > 0;) *std::min_element(part.begin(), part.end()) *= primes[q];
+  std::sort(part.begin(), part.end(), [](long a, long b) { return a > b; });
+  for (int a = 0, f = 0; a < ndims; ++a)
+    if (dims[a] == 0) dims[a] = static_cast<int>(part[static_cast<size_t>(f++)]);
+  return true;
+}
+
+// Cartesian coordinates of rank r (row-major: the last dimension varies fastest, as in MPI_Cart_create
+// without reordering).
+inline void cartCoords(const int dims[3], int r, int c[3]) {
+  for (int d = 2; d >= 0; --d) {
+    c[d] = r % dims[d];
+    r /= dims[d];
+  }
+}
+
+inline int cartRank(const int dims[3], const int c[3]) { return (c[0] * dims[1] + c[1]) * dims[2] + c[2]; }
+
+// The rank grid of a decomposition over `size` ranks (both variants): validates the arguments,
+// chooses the free ranks per axis (MPI_Dims_create, or dimsCreate without MPI) and fills D.dims,
+// D.global and D.periodic. global: kernel axis order (K.rank entries); userDims: ranks per kernel
+// axis, 0 = free (null: all free).
+inline int rankGrid(int size, const KernelSpec& K, const long* global, const int* userDims, Domain& D) {
   const int off = 3 - K.rank;
-  int size = 0;
-  if (MPI_Comm_size(comm, &size) != MPI_SUCCESS) return kMpiError;
   int dimsA[3] = {0, 0, 0};
   long fixed = 1;
   for (int a = 0; a < K.rank; ++a) {
@@ -192,8 +315,12 @@ inline int decompose(MPI_Comm comm, const KernelSpec& K, const long* global, con
   bool anyFree = false;
   for (int a = 0; a < K.rank; ++a) anyFree |= dimsA[a] == 0;
   // MPI_Dims_create would fail (fatally, with the default error handler).
-  if (size % fixed != 0 || (!anyFree && fixed != size)) return stnc_rt::kBadArgument;
+  if (size <= 0 || size % fixed != 0 || (!anyFree && fixed != size)) return stnc_rt::kBadArgument;
+#if STNC_MPI_HAVE_MPI
   if (MPI_Dims_create(size, K.rank, dimsA) != MPI_SUCCESS) return kMpiError;
+#else
+  if (!dimsCreate(size, K.rank, dimsA)) return stnc_rt::kBadArgument;
+#endif
   for (int d = 0; d < 3; ++d) {
     D.dims[d] = d < off ? 1 : dimsA[d - off];
     D.global[d] = d < off ? 1 : global[d - off];
@@ -206,19 +333,74 @@ inline int decompose(MPI_Comm comm, const KernelSpec& K, const long* global, con
     const long smallest = D.global[d] / D.dims[d];
     if (smallest < 1 || (D.dims[d] > 1 && smallest < K.halo[d])) return kTooSmall;
   }
+  return stnc_rt::kOk;
+}
+
+// This rank's box and layouts, once D.rank, D.coords and the rank grid are known.
+inline int finishDomain(const KernelSpec& K, Domain& D) {
+  for (int d = 0; d < 3; ++d) splitExtent(D.global[d], D.dims[d], D.coords[d], D.n[d], D.offset[d]);
+  if (!stnc_rt::makeLayout(D.n, K.halo, K.elemBytes, D.L)) return stnc_rt::kBadExtent;
+  if (!stnc_rt::makeLayout(D.global, K.halo, K.elemBytes, D.G)) D.G.count = 0;
+  D.F = frameLayout(D.L, D.global, D.offset);
+  D.spec = &K;
+  return stnc_rt::kOk;
+}
+
+#if STNC_MPI_HAVE_MPI
+// Creates the Cartesian decomposition over the ranks of `comm` (collective).
+inline int decompose(MPI_Comm comm, const KernelSpec& K, const long* global, const int* userDims, Domain& D) {
+  D.release();
+  D.spec = nullptr;
+  int size = 0;
+  if (MPI_Comm_size(comm, &size) != MPI_SUCCESS) return kMpiError;
+  if (int s = rankGrid(size, K, global, userDims, D)) return s;
   if (MPI_Cart_create(comm, 3, D.dims, D.periodic, 0, &D.comm) != MPI_SUCCESS) return kMpiError;
   MPI_Comm_rank(D.comm, &D.rank);
   MPI_Comm_size(D.comm, &D.size);
   MPI_Cart_coords(D.comm, D.rank, 3, D.coords);
-  for (int d = 0; d < 3; ++d) {
-    splitExtent(D.global[d], D.dims[d], D.coords[d], D.n[d], D.offset[d]);
-    MPI_Cart_shift(D.comm, d, 1, &D.nbr[d][0], &D.nbr[d][1]);
-  }
-  if (!stnc_rt::makeLayout(D.n, K.halo, K.elemBytes, D.L)) return stnc_rt::kBadExtent;
-  if (!stnc_rt::makeLayout(D.global, K.halo, K.elemBytes, D.G)) D.G.count = 0;
-  D.spec = &K;
+  for (int d = 0; d < 3; ++d) MPI_Cart_shift(D.comm, d, 1, &D.nbr[d][0], &D.nbr[d][1]);
+  return finishDomain(K, D);
+}
+#endif
+
+// The same decomposition without an MPI communicator: `size` ranks, this one is `rank`, ranks in
+// row-major order over the rank grid (as MPI_Cart_create without reordering); a neighbour across the
+// global boundary exists only along periodic dimensions. Local: it talks to no other rank.
+inline int decomposeRanks(int size, int rank, const KernelSpec& K, const long* global, const int* userDims, Domain& D) {
+  D.release();
+  D.spec = nullptr;
+  if (rank < 0 || rank >= size) return stnc_rt::kBadArgument;
+  if (int s = rankGrid(size, K, global, userDims, D)) return s;
+  D.rank = rank;
+  D.size = size;
+  cartCoords(D.dims, rank, D.coords);
+  for (int d = 0; d < 3; ++d)
+    for (int side = 0; side < 2; ++side) {
+      int c[3] = {D.coords[0], D.coords[1], D.coords[2]};
+      c[d] += side == 0 ? -1 : 1;
+      if (c[d] < 0 || c[d] >= D.dims[d]) {
+        if (!D.periodic[d]) {
+          D.nbr[d][side] = STNC_MPI_PROC_NULL_;
+          continue;
+        }
+        c[d] = (c[d] + D.dims[d]) % D.dims[d];
+      }
+      D.nbr[d][side] = cartRank(D.dims, c);
+    }
+  return finishDomain(K, D);
+}
+
+#if STNC_MPI_NCCL && !STNC_MPI_HAVE_MPI
+// Without MPI: the decomposition over the ranks of an NCCL communicator (which stays the caller's).
+inline int decomposeNccl(ncclComm_t comm, const KernelSpec& K, const long* global, const int* userDims, Domain& D) {
+  int size = 0, rank = 0;
+  if (!comm || ncclCommCount(comm, &size) != ncclSuccess || ncclCommUserRank(comm, &rank) != ncclSuccess) return kNcclError;
+  if (int s = decomposeRanks(size, rank, K, global, userDims, D)) return s;
+  D.nccl = comm;
+  D.ownsNccl = false;
   return stnc_rt::kOk;
 }
+#endif
 
 // ---- the exchange plan ------------------------------------------------------------------------
 
@@ -306,6 +488,11 @@ inline void buildPlan(Domain& D, const KernelSpec& K, bool all, Plan& P) {
     P.inner.lo[d] = dirty[d][0];
     P.inner.hi[d] = D.n[d] - dirty[d][1];
   }
+  for (int d = 0; d < 3; ++d)
+    for (size_t i = 0; i < P.msgs[d].size(); ++i) P.byTag.emplace_back(d, static_cast<int>(i));
+  std::stable_sort(P.byTag.begin(), P.byTag.end(), [&P](const std::pair<int, int>& a, const std::pair<int, int>& b) {
+    return P.msgs[a.first][a.second].tag < P.msgs[b.first][b.second].tag;
+  });
   P.built = true;
 }
 
@@ -401,6 +588,7 @@ inline bool ensureHostBuffers(Domain& D, const Plan& P, size_t elemBytes) {
   return D.bufBytes != 0;
 }
 
+#if STNC_MPI_HAVE_MPI
 // Posts the receives, then packs and posts the sends, of phase d.
 template <typename T>
 int beginHost(Domain& D, const Plan& P, int d, T* const* f) {
@@ -488,12 +676,14 @@ int stepHost(Domain& D, const KernelSpec& K, T* const* f, const T* values, bool 
   return stnc_rt::kOk;
 }
 
+#endif  // STNC_MPI_HAVE_MPI
+
 // ---- gather / scatter (host arrays) -----------------------------------------------------------
 
 // The box of rank r in global coordinates (interior), from its Cartesian coordinates.
 inline Box3 rankBox(const Domain& D, int r) {
   int c[3];
-  MPI_Cart_coords(D.comm, r, 3, c);
+  cartCoords(D.dims, r, c);
   Box3 b;
   for (int d = 0; d < 3; ++d) {
     long n = 0, o = 0;
@@ -522,6 +712,7 @@ inline Box3 shift(const Box3& b, const long* by, long sign) {
   return r;
 }
 
+#if STNC_MPI_HAVE_MPI
 // Collects every rank's interior into `global` (the kernel's layout of the global extents, D.G)
 // on `root`; `global` is used on root only. Halo cells of `global` are left as they are.
 template <typename T>
@@ -589,34 +780,63 @@ int scatterHost(const Domain& D, int root, const T* global, T* local) {
   unpackBox(local, D.L, mine, recv.data());
   return stnc_rt::kOk;
 }
+#endif  // STNC_MPI_HAVE_MPI
 
-#if defined(__CUDACC__) || defined(STNC_WITH_CUDA)
+#if STNC_MPI_CUDA
 // ---- device arrays ----------------------------------------------------------------------------
-// Packing, unpacking and the local boundary rules are strided 3-D copies (cudaMemcpy3DAsync), so
-// this part compiles with nvcc and with a host compiler (STNC_WITH_CUDA) alike. Messages go through
-// pinned host buffers, or straight from device buffers when MPI is CUDA-aware.
+// Every message is packed into (and unpacked from) a device buffer: with nvcc by small copy and
+// fill kernels, with a host compiler (STNC_WITH_CUDA) by strided 3-D copies (cudaMemcpy3DAsync),
+// so this part compiles with both. The packed buffers then go through NCCL (STNC_USE_NCCL:
+// ncclSend/ncclRecv on the communication stream), or MPI: given directly when MPI is CUDA-aware,
+// else copied to pinned host buffers and back (host staging).
 
 inline int cudaStatus(cudaError_t e) { return e == cudaSuccess ? static_cast<int>(stnc_rt::kOk) : static_cast<int>(kCudaError); }
 
 // Open MPI reports CUDA support at compile and run time; STNC_MPI_CUDA_AWARE=0|1 overrides.
 inline bool cudaAwareMpi() {
+#if STNC_MPI_HAVE_MPI
   if (const char* e = std::getenv("STNC_MPI_CUDA_AWARE")) return e[0] == '1';
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   return MPIX_Query_cuda_support() == 1;
 #else
   return false;
 #endif
+#else
+  return false;
+#endif
+}
+
+// How the cuda:: functions move halos (fixed at compile time for NCCL, at the first call for MPI).
+enum Transport : int { kHostStaging = 0, kCudaAwareMpi = 1, kNccl = 2 };
+
+inline int cudaTransport() {
+#if STNC_MPI_NCCL
+  return kNccl;
+#else
+  return cudaAwareMpi() ? kCudaAwareMpi : kHostStaging;
+#endif
+}
+
+inline const char* transportName(int t) {
+  switch (t) {
+    case kNccl: return "NCCL";
+    case kCudaAwareMpi: return "CUDA-aware MPI";
+    default: return "MPI, host staging";
+  }
 }
 
 struct CudaResources {
-  cudaStream_t comm = nullptr;  // packs, unpacks and rule fills
+  cudaStream_t comm = nullptr;  // packs, transfers (NCCL, staging copies), unpacks and rule fills
   cudaEvent_t ready = nullptr;  // recorded on the compute stream before the packs
   cudaEvent_t halo = nullptr;   // recorded on `comm` after the fills
-  bool aware = false;
-  void* send = nullptr;  // pinned host, or device memory when `aware`
+  int transport = kHostStaging;
+  void* send = nullptr;  // device: the packed messages (every transport)
   void* recv = nullptr;
+  void* hostSend = nullptr;  // pinned host copies of send/recv (host staging only)
+  void* hostRecv = nullptr;
   size_t bytes = 0;
-  // value(EXPR) rules: a device buffer of the value per fill op, keyed by (field, dim, side).
+  // value(EXPR) rules without the fill kernel (host compiler): a device buffer of the value per
+  // fill op, keyed by (field, dim, side).
   struct ValueBuf {
     int field, dim, side;
     void* dev;
@@ -629,13 +849,10 @@ struct CudaResources {
 
 inline void freeCudaResources(CudaResources* c) {
   if (!c) return;
-  if (c->aware) {
-    cudaFree(c->send);
-    cudaFree(c->recv);
-  } else {
-    cudaFreeHost(c->send);
-    cudaFreeHost(c->recv);
-  }
+  cudaFree(c->send);
+  cudaFree(c->recv);
+  cudaFreeHost(c->hostSend);
+  cudaFreeHost(c->hostRecv);
   for (auto& v : c->values) cudaFree(v.dev);
   if (c->ready) cudaEventDestroy(c->ready);
   if (c->halo) cudaEventDestroy(c->halo);
@@ -643,35 +860,65 @@ inline void freeCudaResources(CudaResources* c) {
   delete c;
 }
 
-inline CudaResources* cudaResources(Domain& D) {
-  if (D.cuda) return D.cuda;
+#if STNC_MPI_NCCL && STNC_MPI_HAVE_MPI
+// The Domain's NCCL communicator over the ranks of D.comm (collective): rank 0's unique id is
+// broadcast over MPI, then ncclCommInitRank on the current device.
+inline int makeNcclComm(Domain& D) {
+  if (D.nccl) return stnc_rt::kOk;
+  struct {
+    int ok;
+    ncclUniqueId id;
+  } msg{};
+  if (D.rank == 0) msg.ok = ncclGetUniqueId(&msg.id) == ncclSuccess;
+  if (MPI_Bcast(&msg, static_cast<int>(sizeof msg), MPI_BYTE, 0, D.comm) != MPI_SUCCESS) return kMpiError;
+  if (!msg.ok) return kNcclError;
+  if (ncclCommInitRank(&D.nccl, D.size, msg.id, D.rank) != ncclSuccess) {
+    D.nccl = nullptr;
+    return kNcclError;
+  }
+  D.ownsNccl = true;
+  return stnc_rt::kOk;
+}
+#endif
+
+// The streams, events and buffers of the cuda:: functions, made on the first call (collective when
+// it makes the NCCL communicator).
+inline int cudaResources(Domain& D, CudaResources*& out) {
+  out = D.cuda;
+  if (D.cuda) return stnc_rt::kOk;
+#if STNC_MPI_NCCL && STNC_MPI_HAVE_MPI
+  if (int s = makeNcclComm(D)) return s;
+#endif
+#if STNC_MPI_NCCL
+  if (!D.nccl) return kNcclError;
+#endif
   CudaResources* c = new CudaResources;
-  c->aware = cudaAwareMpi();
+  c->transport = cudaTransport();
   if (cudaStreamCreateWithFlags(&c->comm, cudaStreamNonBlocking) != cudaSuccess ||
       cudaEventCreateWithFlags(&c->ready, cudaEventDisableTiming) != cudaSuccess ||
       cudaEventCreateWithFlags(&c->halo, cudaEventDisableTiming) != cudaSuccess) {
     freeCudaResources(c);
-    return nullptr;
+    return kCudaError;
   }
   D.cuda = c;
   D.freeCuda = freeCudaResources;
-  return c;
+  out = c;
+  return stnc_rt::kOk;
 }
 
 inline bool ensureCudaBuffers(CudaResources& C, const Plan& P, size_t elemBytes) {
   const size_t need = stnc_rt::roundUp(static_cast<long>((P.sendElems > P.recvElems ? P.sendElems : P.recvElems) * elemBytes + 1), 128);
   if (need <= C.bytes) return true;
-  if (C.aware) {
-    cudaFree(C.send);
-    cudaFree(C.recv);
-    C.send = C.recv = nullptr;
-    if (cudaMalloc(&C.send, need) != cudaSuccess || cudaMalloc(&C.recv, need) != cudaSuccess) return false;
-  } else {
-    cudaFreeHost(C.send);
-    cudaFreeHost(C.recv);
-    C.send = C.recv = nullptr;
-    if (cudaMallocHost(&C.send, need) != cudaSuccess || cudaMallocHost(&C.recv, need) != cudaSuccess) return false;
-  }
+  cudaFree(C.send);
+  cudaFree(C.recv);
+  cudaFreeHost(C.hostSend);
+  cudaFreeHost(C.hostRecv);
+  C.send = C.recv = C.hostSend = C.hostRecv = nullptr;
+  C.bytes = 0;
+  if (cudaMalloc(&C.send, need) != cudaSuccess || cudaMalloc(&C.recv, need) != cudaSuccess) return false;
+  if (C.transport == kHostStaging &&
+      (cudaMallocHost(&C.hostSend, need) != cudaSuccess || cudaMallocHost(&C.hostRecv, need) != cudaSuccess))
+    return false;
   C.bytes = need;
   return true;
 }
@@ -692,6 +939,62 @@ cudaExtent extentOf(const Box3& b) {
   return make_cudaExtent((b.hi[2] - b.lo[2]) * sizeof(T), b.hi[1] - b.lo[1], b.hi[0] - b.lo[0]);
 }
 
+#if defined(__CUDACC__)
+// With nvcc the packs, unpacks and rule fills are kernels: a cudaMemcpy3DAsync of a face normal to
+// the contiguous dimension moves rows of a few bytes and runs far below memory bandwidth. (A host
+// compiler gets the cudaMemcpy3DAsync versions below; the results are the same bits either way.
+// Compile the translation units that include FILE_mpi.h for cuda:: with one compiler.)
+inline unsigned copyBlocks(long total) {
+  const long b = (total + 255) / 256;
+  return static_cast<unsigned>(b < 1 ? 1 : (b > 8192 ? 8192 : b));
+}
+
+// box of `a` <-> contiguous `buf` (device memory), element t = ((x * ny) + y) * nz + z.
+template <typename T>
+__global__ void copyBoxKernel(T* a, stnc_rt::Layout L, Box3 b, T* buf, bool toBuf) {
+  const long nz = b.hi[2] - b.lo[2], ny = b.hi[1] - b.lo[1], total = (b.hi[0] - b.lo[0]) * ny * nz;
+  for (long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; t < total; t += gridDim.x * static_cast<long>(blockDim.x)) {
+    const long z = t % nz, r = t / nz, y = r % ny, x = r / ny;
+    const long p = stnc_rt::at(L, b.lo[0] + x, b.lo[1] + y, b.lo[2] + z);
+    if (toBuf) buf[t] = a[p];
+    else a[p] = buf[t];
+  }
+}
+
+// One side's halo slab r along d, numpy.pad semantics (the sources are interior cells along d, so
+// no thread reads what another writes).
+template <typename T>
+__global__ void fillSideKernel(T* a, stnc_rt::Layout L, Box3 r, int d, int kind, T value) {
+  const long nz = r.hi[2] - r.lo[2], ny = r.hi[1] - r.lo[1], total = (r.hi[0] - r.lo[0]) * ny * nz;
+  for (long t = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; t < total; t += gridDim.x * static_cast<long>(blockDim.x)) {
+    long p[3] = {r.lo[0] + t / nz / ny, r.lo[1] + (t / nz) % ny, r.lo[2] + t % nz};
+    const long dst = stnc_rt::at(L, p[0], p[1], p[2]);
+    const long src = stnc_rt::boundarySource(p[d], L.n[d], kind);
+    if (src < 0) {
+      a[dst] = value;
+      continue;
+    }
+    p[d] = src;
+    a[dst] = a[stnc_rt::at(L, p[0], p[1], p[2])];
+  }
+}
+
+template <typename T>
+cudaError_t copyBoxAsync(T* a, const stnc_rt::Layout& L, const Box3& b, T* buf, bool toBuf, cudaStream_t s) {
+  if (boxEmpty(b)) return cudaSuccess;
+  copyBoxKernel<T><<<copyBlocks(boxCount(b)), 256, 0, s>>>(a, L, b, buf, toBuf);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t fillSideCuda(CudaResources&, T* a, const stnc_rt::Layout& L, const FillOp& op, T value, cudaStream_t s) {
+  if (L.halo[op.dim] == 0) return cudaSuccess;
+  const Box3 r = fillBox(L, op.dim, op.side);
+  if (boxEmpty(r)) return cudaSuccess;
+  fillSideKernel<T><<<copyBlocks(boxCount(r)), 256, 0, s>>>(a, L, r, op.dim, op.kind, value);
+  return cudaGetLastError();
+}
+#else
 // box of array `a` -> contiguous `buf` (toBuf) or back; buf is host (pinned) or device memory.
 template <typename T>
 cudaError_t copyBoxAsync(T* a, const stnc_rt::Layout& L, const Box3& b, T* buf, bool toBuf, cudaStream_t s) {
@@ -759,7 +1062,9 @@ cudaError_t fillSideCuda(CudaResources& C, T* a, const stnc_rt::Layout& L, const
   }
   return cudaSuccess;
 }
+#endif
 
+// The sends of phase d packed into the device send buffer (on C.comm).
 template <typename T>
 int packCuda(Domain& D, CudaResources& C, const Plan& P, int d, T* const* f) {
   for (const Message& m : P.msgs[d])
@@ -775,13 +1080,62 @@ int fillCuda(Domain& D, CudaResources& C, const Plan& P, int d, T* const* f, con
   return stnc_rt::kOk;
 }
 
-// Waits for the packs (and for the previous unpacks, which read the receive buffer), posts the
-// receives and sends of phases [d0, d1), waits for all messages, then queues the unpacks (and, with
-// `fills`, the local rules) of those phases on C.comm.
+// The receives of phases [d0, d1) unpacked from the device receive buffer (and, with `fills`, the
+// local rules of those phases), on C.comm.
+template <typename T>
+int unpackCuda(Domain& D, CudaResources& C, const Plan& P, int d0, int d1, T* const* f, const T* values, bool fills) {
+  for (int d = d0; d < d1; ++d) {
+    for (const Message& m : P.msgs[d])
+      if (!m.send && copyBoxAsync(f[m.field], D.L, m.box, static_cast<T*>(C.recv) + m.offset, false, C.comm) != cudaSuccess)
+        return kCudaError;
+    if (fills)
+      if (int e = fillCuda(D, C, P, d, f, values, C.comm)) return e;
+  }
+  return stnc_rt::kOk;
+}
+
+#if STNC_MPI_NCCL
+// Queues, on C.comm after the packs, one NCCL group with the sends and receives of phases [d0, d1)
+// (posted in tag order on every rank, so the k-th send from A to B meets B's k-th receive from A),
+// then the unpacks (and, with `fills`, the local rules) of those phases. The host does not wait.
 template <typename T>
 int exchangeCuda(Domain& D, CudaResources& C, const Plan& P, int d0, int d1, T* const* f, const T* values, bool fills) {
   T* sbuf = static_cast<T*>(C.send);
   T* rbuf = static_cast<T*>(C.recv);
+  bool any = false;
+  for (const auto& di : P.byTag) any = any || (di.first >= d0 && di.first < d1);
+  if (any) {
+    if (ncclGroupStart() != ncclSuccess) return kNcclError;
+    ncclResult_t r = ncclSuccess;
+    for (const auto& di : P.byTag) {
+      if (di.first < d0 || di.first >= d1) continue;
+      const Message& m = P.msgs[di.first][static_cast<size_t>(di.second)];
+      const size_t count = static_cast<size_t>(m.count);
+      r = m.send ? ncclSend(sbuf + m.offset, count, ncclType<T>(), m.peer, D.nccl, C.comm)
+                 : ncclRecv(rbuf + m.offset, count, ncclType<T>(), m.peer, D.nccl, C.comm);
+      if (r != ncclSuccess) break;
+    }
+    const ncclResult_t e = ncclGroupEnd();
+    if (r != ncclSuccess || e != ncclSuccess) return kNcclError;
+  }
+  return unpackCuda(D, C, P, d0, d1, f, values, fills);
+}
+#else
+// Waits for the packs (and, with host staging, their copies to the pinned buffer; the previous
+// unpacks are ordered before them on C.comm), posts the receives and sends of phases [d0, d1), waits
+// for all messages, then queues (staging: the copies back to the device and) the unpacks and, with
+// `fills`, the local rules of those phases on C.comm.
+template <typename T>
+int exchangeCuda(Domain& D, CudaResources& C, const Plan& P, int d0, int d1, T* const* f, const T* values, bool fills) {
+  const bool staging = C.transport == kHostStaging;
+  T* sbuf = static_cast<T*>(staging ? C.hostSend : C.send);
+  T* rbuf = static_cast<T*>(staging ? C.hostRecv : C.recv);
+  if (staging)
+    for (int d = d0; d < d1; ++d)
+      for (const Message& m : P.msgs[d])
+        if (m.send && cudaMemcpyAsync(sbuf + m.offset, static_cast<T*>(C.send) + m.offset, static_cast<size_t>(m.count) * sizeof(T),
+                                      cudaMemcpyDeviceToHost, C.comm) != cudaSuccess)
+          return kCudaError;
   D.reqs.clear();
   if (cudaStreamSynchronize(C.comm) != cudaSuccess) return kCudaError;
   for (int d = d0; d < d1; ++d)
@@ -803,14 +1157,15 @@ int exchangeCuda(Domain& D, CudaResources& C, const Plan& P, int d0, int d1, T* 
   if (!D.reqs.empty() && MPI_Waitall(static_cast<int>(D.reqs.size()), D.reqs.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
     return kMpiError;
   D.reqs.clear();
-  for (int d = d0; d < d1; ++d) {
-    for (const Message& m : P.msgs[d])
-      if (!m.send && copyBoxAsync(f[m.field], D.L, m.box, rbuf + m.offset, false, C.comm) != cudaSuccess) return kCudaError;
-    if (fills)
-      if (int e = fillCuda(D, C, P, d, f, values, C.comm)) return e;
-  }
-  return stnc_rt::kOk;
+  if (staging)
+    for (int d = d0; d < d1; ++d)
+      for (const Message& m : P.msgs[d])
+        if (!m.send && cudaMemcpyAsync(static_cast<T*>(C.recv) + m.offset, rbuf + m.offset, static_cast<size_t>(m.count) * sizeof(T),
+                                       cudaMemcpyHostToDevice, C.comm) != cudaSuccess)
+          return kCudaError;
+  return unpackCuda(D, C, P, d0, d1, f, values, fills);
 }
+#endif
 
 // One distributed step on device arrays. The interior sweep runs on `stream` while the halos are
 // packed, sent and unpacked on a second stream; the shell waits for the halos. sweep(box,
@@ -819,8 +1174,8 @@ template <typename T, typename Sweep>
 int stepCuda(Domain& D, const KernelSpec& K, T* const* f, const T* values, bool all, Sweep&& sweep, cudaStream_t stream,
              bool doSweep = true) {
   if (D.spec != &K) return kWrongDomain;
-  CudaResources* C = cudaResources(D);
-  if (!C) return kCudaError;
+  CudaResources* C = nullptr;
+  if (int s = cudaResources(D, C)) return s;
   Plan& P = planFor(D, K, all);
   if (!ensureCudaBuffers(*C, P, sizeof(T))) return kCudaError;
   // The packs read what the previous step (queued on `stream`) wrote.
@@ -853,6 +1208,7 @@ int stepCuda(Domain& D, const KernelSpec& K, T* const* f, const T* values, bool 
   return stnc_rt::kOk;
 }
 
+#if STNC_MPI_HAVE_MPI
 // gather/scatter of device arrays: through a host copy of the local array.
 template <typename T>
 int gatherCuda(const Domain& D, int root, const T* local, T* global) {
@@ -868,6 +1224,100 @@ int scatterCuda(const Domain& D, int root, const T* global, T* local) {
   if (int s = scatterHost(D, root, global, host.data())) return s;
   return cudaStatus(cudaMemcpy(local, host.data(), D.L.count * sizeof(T), cudaMemcpyHostToDevice));
 }
+#else
+// Without MPI, gather/scatter go through NCCL, one rank's box at a time: the owner packs it on its
+// device and sends it to the root (gather), or the root packs it from the host array and sends it
+// to the owner (scatter), which unpacks it. Collective over the ranks of D.nccl; they run on a
+// stream of their own after a device synchronisation (call them after step(), not inside a capture).
+struct NcclScratch {
+  cudaStream_t s = nullptr;
+  void* dev = nullptr;
+  size_t bytes = 0;
+  ~NcclScratch() {
+    if (dev) cudaFree(dev);
+    if (s) cudaStreamDestroy(s);
+  }
+  bool reserve(size_t need) {
+    if (need <= bytes) return true;
+    if (dev) cudaFree(dev);
+    dev = nullptr;
+    bytes = 0;
+    if (cudaMalloc(&dev, need) != cudaSuccess) return false;
+    bytes = need;
+    return true;
+  }
+};
+
+// One point-to-point transfer of `count` elements of `buf` from rank `from` to rank `to` (no-op for others).
+template <typename T>
+int ncclTransfer(const Domain& D, int from, int to, T* buf, size_t count, cudaStream_t s) {
+  if (from == to || (D.rank != from && D.rank != to)) return stnc_rt::kOk;
+  if (ncclGroupStart() != ncclSuccess) return kNcclError;
+  const ncclResult_t r = D.rank == from ? ncclSend(buf, count, ncclType<T>(), to, D.nccl, s)
+                                        : ncclRecv(buf, count, ncclType<T>(), from, D.nccl, s);
+  const ncclResult_t e = ncclGroupEnd();
+  return r == ncclSuccess && e == ncclSuccess ? static_cast<int>(stnc_rt::kOk) : static_cast<int>(kNcclError);
+}
+
+template <typename T>
+int gatherCuda(const Domain& D, int root, const T* local, T* global) {
+  if (!D.spec) return kWrongDomain;
+  if (!D.nccl) return kNcclError;
+  if (!local || (D.rank == root && !global)) return stnc_rt::kNullPointer;
+  if (root < 0 || root >= D.size) return stnc_rt::kBadArgument;
+  NcclScratch w;
+  if (cudaDeviceSynchronize() != cudaSuccess || cudaStreamCreateWithFlags(&w.s, cudaStreamNonBlocking) != cudaSuccess)
+    return kCudaError;
+  const Box3 mine{{0, 0, 0}, {D.n[0], D.n[1], D.n[2]}};
+  std::vector<T> host;
+  for (int r = 0; r < D.size; ++r) {
+    if (D.rank != r && D.rank != root) continue;
+    const Box3 box = rankBox(D, r);
+    const size_t count = static_cast<size_t>(boxCount(box));
+    if (!w.reserve(count * sizeof(T) + 128)) return kCudaError;
+    T* buf = static_cast<T*>(w.dev);
+    if (D.rank == r && copyBoxAsync(const_cast<T*>(local), D.L, mine, buf, true, w.s) != cudaSuccess) return kCudaError;
+    if (int e = ncclTransfer(D, r, root, buf, count, w.s)) return e;
+    if (D.rank == root) {
+      host.resize(count);
+      if (cudaMemcpyAsync(host.data(), buf, count * sizeof(T), cudaMemcpyDeviceToHost, w.s) != cudaSuccess ||
+          cudaStreamSynchronize(w.s) != cudaSuccess)
+        return kCudaError;
+      unpackBox(global, D.G, box, host.data());
+    }
+  }
+  return cudaStatus(cudaStreamSynchronize(w.s));
+}
+
+template <typename T>
+int scatterCuda(const Domain& D, int root, const T* global, T* local) {
+  if (!D.spec) return kWrongDomain;
+  if (!D.nccl) return kNcclError;
+  if (!local || (D.rank == root && !global)) return stnc_rt::kNullPointer;
+  if (root < 0 || root >= D.size) return stnc_rt::kBadArgument;
+  NcclScratch w;
+  if (cudaDeviceSynchronize() != cudaSuccess || cudaStreamCreateWithFlags(&w.s, cudaStreamNonBlocking) != cudaSuccess)
+    return kCudaError;
+  const Box3 mine = grow(Box3{{0, 0, 0}, {D.n[0], D.n[1], D.n[2]}}, D.L);
+  std::vector<T> host;
+  for (int r = 0; r < D.size; ++r) {
+    if (D.rank != r && D.rank != root) continue;
+    const Box3 box = grow(rankBox(D, r), D.G);
+    const size_t count = static_cast<size_t>(boxCount(box));
+    if (!w.reserve(count * sizeof(T) + 128)) return kCudaError;
+    T* buf = static_cast<T*>(w.dev);
+    if (D.rank == root) {
+      host.resize(count);
+      packBox(global, D.G, box, host.data());
+      if (cudaMemcpyAsync(buf, host.data(), count * sizeof(T), cudaMemcpyHostToDevice, w.s) != cudaSuccess) return kCudaError;
+    }
+    if (int e = ncclTransfer(D, root, r, buf, count, w.s)) return e;
+    if (D.rank == r && copyBoxAsync(local, D.L, mine, buf, false, w.s) != cudaSuccess) return kCudaError;
+    if (cudaStreamSynchronize(w.s) != cudaSuccess) return kCudaError;
+  }
+  return stnc_rt::kOk;
+}
+#endif  // STNC_MPI_HAVE_MPI
 #endif  // CUDA
 
 }  // namespace stnc_mpi

@@ -84,6 +84,9 @@ struct Box {
   long hi[3];
 };
 
+// The largest multiple of w that is <= x (x may be negative).
+STNC_HD inline long alignDown(long x, long w) { return x - ((x % w) + w) % w; }
+
 STNC_HD inline bool boxEmpty(const Box& b) {
   return b.lo[0] >= b.hi[0] || b.lo[1] >= b.hi[1] || b.lo[2] >= b.hi[2];
 }

@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -250,6 +253,10 @@ std::vector<Op1> allOperators() {
       ops.push_back({first3[a] + N, 1, order, "i, j, k", {a}});
       ops.push_back({second3[a] + N, 2, order, "i, j, k", {a}});
     }
+    for (int a = 0; a < 2; ++a) {
+      ops.push_back({first3[a] + N + "_2d", 1, order, "i, j", {a}});
+      ops.push_back({second3[a] + N + "_2d", 2, order, "i, j", {a}});
+    }
     ops.push_back({"d1_" + N, 1, order, "i", {0}});
     ops.push_back({"d2_" + N, 2, order, "i", {0}});
     ops.push_back({"lap" + N, 2, order, "i, j, k", {0, 1, 2}});
@@ -286,6 +293,43 @@ TEST_CASE("fd: every stdlib operator converges with its nominal order") {
   }
 }
 
+// The operators fd.stn defines (lines `def NAME(...`), in file order.
+static std::vector<std::string> definedOperators() {
+  std::ifstream in(std::string(STNC_SOURCE_DIR) + "/stdlib/fd.stn");
+  std::vector<std::string> names;
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("def ", 0) == 0) names.push_back(line.substr(4, line.find('(') - 4));
+  return names;
+}
+
+TEST_CASE("fd: every operator fd.stn defines is tested, and every tested one is defined") {
+  // The header of fd.stn promises exactly the operators of allOperators(): a new def needs a test
+  // entry here (weights + order), and a promised operator cannot go missing.
+  const std::vector<std::string> defined = definedOperators();
+  REQUIRE(defined.size() > 0);
+  std::set<std::string> tested;
+  for (const Op1& op : allOperators()) tested.insert(op.name);
+  for (const std::string& d : defined) CHECK_MESSAGE(tested.count(d) == 1, "fd.stn defines " << d << " but no test covers it");
+  const std::set<std::string> def(defined.begin(), defined.end());
+  for (const std::string& t : tested) CHECK_MESSAGE(def.count(t) == 1, "tested operator " << t << " is not defined in fd.stn");
+  CHECK(def.size() == defined.size());  // no def twice
+  CHECK(tested.size() == 4 * (3 + 3 + 2 + 2 + 1 + 1 + 1 + 1 + 1));  // 3-D d1/d2, 2-D d1/d2, 1-D d1/d2, 3 Laplacians
+}
+
+TEST_CASE("fd: the header of fd.stn names every operator family it defines") {
+  std::ifstream in(std::string(STNC_SOURCE_DIR) + "/stdlib/fd.stn");
+  std::string header, line;
+  while (std::getline(in, line) && line.rfind("//", 0) == 0) header += line + "\n";
+  // Each family's first and last member, as the header lists them (N = 2 ... 8).
+  for (const char* name : {"dx2", "dx8", "dy8", "dz2", "dz8", "dx2_2d", "dx8_2d", "dy2_2d", "dy8_2d", "d1_2", "d1_8",
+                           "dxx2", "dxx8", "dyy8", "dzz2", "dzz8", "dxx2_2d", "dxx8_2d", "dyy2_2d", "dyy8_2d", "d2_2",
+                           "d2_8", "lap2", "lap8", "lap2_2d", "lap8_2d", "lap2_1d", "lap8_1d"}) {
+    INFO("operator " << name);
+    CHECK(std::regex_search(header, std::regex(std::string("[ /]") + name + "[ \n]")));
+  }
+}
+
 TEST_CASE("fd: the weights are the float64 values of the fractions, folded exactly") {
   // The recovered weights are the stdlib's constants folded in float64; check a few exactly
   // (not just to a tolerance): no rounding through float32, no reassociation of the centre term.
@@ -297,6 +341,14 @@ TEST_CASE("fd: the weights are the float64 values of the fractions, folded exact
   LinearForm l = weightsOf("lap8", "i, j, k");
   REQUIRE(l.error.empty());
   CHECK(l.w.at(Offset{}) == 3.0 * (-205.0 / 72.0));
+  LinearForm d2 = weightsOf("dyy8_2d", "i, j");
+  REQUIRE(d2.error.empty());
+  CHECK(d2.w.at(Offset{}) == -205.0 / 72.0);
+  CHECK(d2.w.at(along(1, -2)) == -1.0 / 5.0);
+  LinearForm d1 = weightsOf("dx4_2d", "i, j");
+  REQUIRE(d1.error.empty());
+  CHECK(d1.w.at(along(0, 2)) == -1.0 / 12.0);
+  CHECK(d1.w.at(along(0, -1)) == -(2.0 / 3.0));
   LinearForm d = weightsOf("dz6", "i, j, k");
   REQUIRE(d.error.empty());
   CHECK(d.w.at(along(2, 3)) == 1.0 / 60.0);

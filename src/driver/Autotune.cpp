@@ -1,0 +1,305 @@
+#include "driver/Autotune.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <random>
+#include <thread>
+
+#include "codegen/Backends.h"
+#include "codegen/KernelBody.h"
+#include "codegen/Launcher.h"
+#include "codegen/runtime/stnc_runtime.h"
+#include "dag/Printer.h"
+#include "driver/Driver.h"
+#include "driver/Files.h"
+
+namespace stnc::driver {
+
+namespace {
+
+using EntryFn = int (*)(const long*, void**, const double*, long, long, double*, char*, unsigned long);
+using json = nlohmann::json;
+
+json scheduleJson(const dag::Schedule& s) {
+  return {{"strategy", dag::strategyName(s.strategy)}, {"block", std::to_string(s.blockX) + "x" + std::to_string(s.blockY)},
+          {"rows", s.rows}, {"prefetch", s.prefetch}, {"unroll", s.unroll}, {"chunk", s.chunk}};
+}
+
+bool scheduleFromJson(const json& j, dag::Schedule& s) {
+  if (!j.is_object() || !j.contains("strategy") || !j.contains("block")) return false;
+  const std::string st = j["strategy"].get<std::string>();
+  if (st != "naive" && st != "stream") return false;
+  s.strategy = st == "stream" ? dag::Strategy::Stream : dag::Strategy::Naive;
+  if (std::sscanf(j["block"].get<std::string>().c_str(), "%dx%d", &s.blockX, &s.blockY) != 2) return false;
+  if (s.blockX <= 0 || s.blockX % 32 != 0 || s.blockY <= 0 || s.blockX * s.blockY > 1024) return false;
+  s.rows = j.value("rows", 1);
+  s.prefetch = j.value("prefetch", 0);
+  s.unroll = j.value("unroll", 1);
+  s.chunk = j.value("chunk", 0);
+  return s.rows >= 1 && s.rows <= 8 && s.prefetch >= 0 && s.prefetch <= 8 && s.unroll >= 1 && s.unroll <= 16 && s.chunk >= 0;
+}
+
+// Interior extents used for timing: given by the user for rank 3, else large enough to exceed L2.
+std::vector<long> tuneExtents(const dag::Kernel& k, const std::string& size) {
+  std::vector<long> n;
+  if (k.rank() == 3 && !size.empty()) {
+    long a = 0, b = 0, c = 0;
+    if (std::sscanf(size.c_str(), "%ldx%ldx%ld", &a, &b, &c) == 3 && a > 0 && b > 0 && c > 0) return {a, b, c};
+  }
+  if (k.rank() == 3) return {256, 256, 256};
+  if (k.rank() == 2) return {4096, 4096};
+  return {1L << 24};
+}
+
+struct Timing {
+  double us = -1;
+  std::string error;
+};
+
+// Builds (through the compile cache) the CUDA code of a module with its current schedules.
+std::string buildModule(const dag::Module& m, const AutotuneOptions& o, std::string& error) {
+  codegen::GenOptions go = genOptions("cuda");
+  SharedObjectRequest req;
+  req.backend = "cuda";
+  req.baseName = m.sourceName;
+  req.header = codegen::generateHeader(m, go);
+  req.source = codegen::generateCuda(m, go);
+  req.arch = o.arch;
+  return buildSharedObject(req, o.verbose, error);
+}
+
+// Times every kernel of a built module: median µs per sweep.
+// Random host arrays per kernel, made once and shared by every candidate.
+using HostData = std::vector<std::vector<std::unique_ptr<char[]>>>;
+
+std::vector<Timing> timeModule(const dag::Module& m, const std::string& so, const AutotuneOptions& o, HostData& data,
+                               std::string& error) {
+  std::vector<Timing> out(m.kernels.size());
+  void* lib = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    error = std::string("cannot load '") + so + "': " + ::dlerror();
+    return {};
+  }
+  std::mt19937_64 rng(12345);
+  std::uniform_real_distribution<double> uni(0.5, 1.5);  // no zeros: divisions and logs stay finite
+  for (size_t i = 0; i < m.kernels.size(); ++i) {
+    const dag::Kernel& k = m.kernels[i];
+    auto entry = reinterpret_cast<EntryFn>(::dlsym(lib, codegen::entryName(k, "cuda").c_str()));
+    if (!entry) {
+      out[i].error = "entry point missing";
+      continue;
+    }
+    std::vector<long> n = tuneExtents(k, o.size);
+    std::array<int, 3> ih = codegen::internalHalo(k);
+    long n3[3] = {1, 1, 1};
+    for (int a = 0; a < k.rank(); ++a) n3[codegen::internalDim(k, a)] = n[a];
+    stnc_rt::Layout L{};
+    const size_t es = dag::elemSize(k.type);
+    if (!stnc_rt::makeLayout(n3, ih.data(), static_cast<int>(es), L)) {
+      out[i].error = "bad extents";
+      continue;
+    }
+    std::vector<std::unique_ptr<char[]>>& bufs = data[i];
+    std::vector<void*> ptrs;
+    for (size_t f = 0; f < k.fields.size(); ++f) {
+      if (bufs.size() > f) {
+        ptrs.push_back(bufs[f].get());
+        continue;
+      }
+      bufs.emplace_back(new char[L.count * es]);
+      char* b = bufs.back().get();
+      for (size_t e = 0; e < L.count; ++e) {
+        const double v = uni(rng);
+        if (es == 8) std::memcpy(b + e * 8, &v, 8);
+        else {
+          const float fv = static_cast<float>(v);
+          std::memcpy(b + e * 4, &fv, 4);
+        }
+      }
+      ptrs.push_back(b);
+    }
+    std::vector<double> params(k.params.size(), 0.25);
+    double ms[2] = {0, 0};
+    char err[512] = {0};
+    int st = entry(n.data(), ptrs.data(), params.data(), 0, o.reps, ms, err, sizeof err);
+    if (st != 0) out[i].error = err;
+    else out[i].us = ms[0] * 1000.0;
+  }
+  ::dlclose(lib);
+  return out;
+}
+
+std::string overrideText(const passes::ScheduleOverride& c) {
+  std::string s = "--schedule=" + c.strategy;
+  if (c.blockX) s += " --block " + std::to_string(c.blockX) + "x" + std::to_string(c.blockY);
+  if (c.rows) s += " --rows " + std::to_string(c.rows);
+  if (c.prefetch >= 0) s += " --prefetch " + std::to_string(c.prefetch);
+  if (c.unroll) s += " --unroll " + std::to_string(c.unroll);
+  return s;
+}
+
+}  // namespace
+
+std::string kernelFingerprint(const dag::Module& m, const dag::Kernel& k) {
+  // The live nodes renumbered from 0, so the text does not depend on other kernels of the file.
+  std::vector<dag::NodeId> live = dag::liveNodes(m.ctx, k);
+  std::map<dag::NodeId, size_t> local;
+  std::string text = k.name + " " + dag::elemTypeName(k.type) + " rank " + std::to_string(k.rank()) + "\n";
+  for (dag::NodeId id : live) {
+    const dag::Node& n = m.ctx.node(id);
+    local[id] = local.size();
+    text += std::to_string(static_cast<int>(n.kind)) + " " + std::to_string(static_cast<int>(n.op)) + " ";
+    for (int i = 0; i < n.operandCount(); ++i) text += std::to_string(local[n.operands[i]]) + ",";
+    if (n.kind == dag::NodeKind::Const) text += dag::exactLiteral(n.value);
+    if (n.kind == dag::NodeKind::Param || n.kind == dag::NodeKind::Access) text += m.ctx.name(n.sym);
+    if (n.kind == dag::NodeKind::Access)
+      for (int d : n.offset.d) text += " " + std::to_string(d);
+    text += "\n";
+  }
+  for (const dag::Output& o : k.outputs) text += o.field + "=" + std::to_string(local[o.value]) + " r" + std::to_string(o.region) + "\n";
+  return hashHex(text);
+}
+
+std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const AutotuneOptions& o, std::ostream& log,
+                     std::string& error) {
+  std::vector<passes::ScheduleOverride> cands = passes::scheduleCandidates(base);
+  const size_t K = m.kernels.size();
+  std::vector<std::vector<double>> us(K, std::vector<double>(cands.size(), -1));
+  std::vector<std::vector<dag::Schedule>> sched(K, std::vector<dag::Schedule>(cands.size()));
+  // Phase 1: build every candidate in parallel (nvcc dominates; the compile cache keys differ).
+  // Skipped: candidates that change no kernel's schedule, and several rows per thread for kernels
+  // with more than two outputs (the code grows with rows x outputs; nvcc takes minutes).
+  std::vector<dag::Module> trials(cands.size(), m);
+  std::vector<std::string> sos(cands.size()), errs(cands.size());
+  std::vector<char> skip(cands.size(), 0);
+  auto same = [](const dag::Schedule& a, const dag::Schedule& b) {
+    return a.strategy == b.strategy && a.blockX == b.blockX && a.blockY == b.blockY && a.rows == b.rows &&
+           a.prefetch == b.prefetch && a.unroll == b.unroll && a.chunk == b.chunk;
+  };
+  for (size_t c = 0; c < cands.size(); ++c) {
+    bool fresh = c == 0, tooBig = false;
+    for (size_t i = 0; i < K; ++i) {
+      dag::Schedule s = trials[c].kernels[i].schedule = sched[i][c] =
+          passes::chooseSchedule(trials[c].ctx, trials[c].kernels[i], cands[c]);
+      tooBig |= s.rows > 1 && m.kernels[i].outputs.size() > 2;
+      bool seen = false;
+      for (size_t d = 0; d < c; ++d) seen |= !skip[d] && same(sched[i][d], s);
+      fresh |= !seen;
+    }
+    skip[c] = c > 0 && (!fresh || tooBig);
+  }
+  {
+    // Builds in parallel, at most as many at a time as there are cores (nvcc is single-threaded).
+    const size_t width = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    for (size_t c = 0; c < cands.size(); ++c) {
+      if (skip[c]) continue;
+      if (pool.size() >= width) {
+        for (std::thread& t : pool) t.join();
+        pool.clear();
+      }
+      pool.emplace_back([&, c] { sos[c] = buildModule(trials[c], o, errs[c]); });
+    }
+    for (std::thread& t : pool) t.join();
+  }
+  // Phase 2: time them one after the other; with STNC_GPU_LOCK=FILE, concurrent stnc processes
+  // (a parallel build of many .stn files) take turns on the GPU.
+  HostData data(K);
+  int lockFd = -1;
+  if (const char* lk = std::getenv("STNC_GPU_LOCK")) {
+    lockFd = ::open(lk, O_CREAT | O_RDWR, 0644);
+    if (lockFd >= 0) ::flock(lockFd, LOCK_EX);
+  }
+  struct Unlock {
+    int fd;
+    ~Unlock() {
+      if (fd >= 0) ::close(fd);  // releases the flock
+    }
+  } unlock{lockFd};
+  for (size_t c = 0; c < cands.size(); ++c) {
+    if (skip[c]) continue;
+    const dag::Module& trial = trials[c];
+    std::string err = errs[c];
+    std::vector<Timing> t = sos[c].empty() ? std::vector<Timing>{} : timeModule(trial, sos[c], o, data, err);
+    if (t.empty()) {
+      if (c == 0) {  // the policy's own schedule must build and run
+        error = "autotune: " + err;
+        return "";
+      }
+      log << "autotune: candidate " << overrideText(cands[c]) << " failed: " << err.substr(0, 300) << "\n";
+      continue;
+    }
+    for (size_t i = 0; i < K; ++i) {
+      us[i][c] = t[i].us;
+      if (c == 0 && t[i].us <= 0) {  // the policy's own schedule must run (no GPU, out of memory, ...)
+        error = "autotune: kernel '" + m.kernels[i].name + "' did not run: " + t[i].error;
+        return "";
+      }
+      if (!t[i].error.empty()) log << "autotune: " << m.kernels[i].name << " with " << overrideText(cands[c]) << ": " << t[i].error << "\n";
+    }
+  }
+  json file = {{"stnc", stncVersion()}, {"source", m.sourceName}, {"arch", o.arch}, {"reps", o.reps}, {"kernels", json::object()}};
+  for (size_t i = 0; i < K; ++i) {
+    dag::Kernel& k = m.kernels[i];
+    size_t best = 0;
+    for (size_t c = 0; c < cands.size(); ++c)
+      if (us[i][c] > 0 && (us[i][best] <= 0 || us[i][c] < us[i][best])) best = c;
+    json tried = json::array();
+    for (size_t c = 0; c < cands.size(); ++c)
+      tried.push_back({{"flags", overrideText(cands[c])}, {"us", us[i][c] > 0 ? json(us[i][c]) : json(nullptr)}});
+    dag::Schedule s = sched[i][best];
+    char buf[160];
+    size_t timed = 0;
+    for (size_t c = 0; c < cands.size(); ++c) timed += us[i][c] > 0;
+    std::snprintf(buf, sizeof buf, "autotuned: %.1f us (policy's choice %.1f us) over %zu candidates", us[i][best], us[i][0],
+                  timed);
+    s.reason = buf;
+    k.schedule = s;
+    std::vector<long> n = tuneExtents(k, o.size);
+    std::string ext;
+    for (long e : n) ext += (ext.empty() ? "" : "x") + std::to_string(e);
+    file["kernels"][k.name] = {{"fingerprint", kernelFingerprint(m, k)}, {"size", ext}, {"schedule", scheduleJson(s)},
+                               {"us", us[i][best] > 0 ? json(us[i][best]) : json(nullptr)}, {"candidates", tried}};
+    log << "autotune: " << k.name << ": " << overrideText(cands[best]) << " (" << buf << ")\n";
+  }
+  return file.dump(1) + "\n";
+}
+
+int applySchedules(dag::Module& m, const std::string& text, std::string& error) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("kernels") || !j["kernels"].is_object()) {
+    error = "not a schedules file (expected a JSON object with \"kernels\")";
+    return -1;
+  }
+  int set = 0;
+  for (dag::Kernel& k : m.kernels) {
+    if (!j["kernels"].contains(k.name)) continue;
+    const json& e = j["kernels"][k.name];
+    if (!e.is_object() || e.value("fingerprint", "") != kernelFingerprint(m, k)) {  // the stencil changed
+      std::fprintf(stderr, "stnc: note: the saved schedule of '%s' is for another version of it; choosing anew\n", k.name.c_str());
+      continue;
+    }
+    dag::Schedule s;
+    if (!e.contains("schedule") || !scheduleFromJson(e["schedule"], s)) {
+      error = "kernel '" + k.name + "': malformed schedule entry";
+      return -1;
+    }
+    if (s.strategy == dag::Strategy::Stream && k.rank() != 3) continue;
+    s.reason = "from the schedules file (autotuned" + (e.contains("us") && e["us"].is_number() ? ": " + std::to_string(e["us"].get<double>()).substr(0, 8) + " us" : std::string()) + ")";
+    k.schedule = s;
+    ++set;
+  }
+  return set;
+}
+
+}  // namespace stnc::driver

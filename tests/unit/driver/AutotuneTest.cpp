@@ -1,0 +1,64 @@
+// driver/Autotune: the schedules file (fingerprints, applying saved schedules); the timing itself
+// needs a GPU and runs in scripts/bench.sh --autotune.
+#include <doctest/doctest.h>
+
+#include "unit/DagText.h"
+#include "driver/Autotune.h"
+
+using namespace stnc;
+
+namespace {
+
+const char* kStar =
+    "stencil s(i, j, k) : f64 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k] + u[i,j,k-1]; }\n";
+
+std::string savedFile(const std::string& fingerprint, const std::string& schedule) {
+  return "{\"kernels\": {\"s\": {\"fingerprint\": \"" + fingerprint + "\", \"schedule\": " + schedule + "}}}";
+}
+
+}  // namespace
+
+TEST_CASE("a kernel's fingerprint ignores other kernels of the file but not its own computation") {
+  auto a = test::compileText(kStar);
+  auto b = test::compileText(std::string("stencil t(i) : f64 { in w; out z; z = w[i+1]; }\n") + kStar);
+  auto c = test::compileText("stencil s(i, j, k) : f64 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k] + u[i,j,k+1]; }\n");
+  REQUIRE(a->module);
+  REQUIRE(b->module);
+  REQUIRE(c->module);
+  const std::string fa = driver::kernelFingerprint(*a->module, test::kernelOf(*a, "s"));
+  CHECK(fa == driver::kernelFingerprint(*b->module, test::kernelOf(*b, "s")));
+  CHECK(fa != driver::kernelFingerprint(*c->module, test::kernelOf(*c, "s")));
+}
+
+TEST_CASE("a saved schedule applies to the same kernel only") {
+  auto a = test::compileText(kStar);
+  REQUIRE(a->module);
+  const std::string fp = driver::kernelFingerprint(*a->module, test::kernelOf(*a, "s"));
+  std::string err;
+  CHECK(driver::applySchedules(*a->module,
+                               savedFile(fp, "{\"strategy\": \"stream\", \"block\": \"32x8\", \"rows\": 2, \"prefetch\": 1}"),
+                               err) == 1);
+  const dag::Schedule& s = test::kernelOf(*a, "s").schedule;
+  CHECK(s.strategy == dag::Strategy::Stream);
+  CHECK(s.blockY == 8);
+  CHECK(s.rows == 2);
+  CHECK(s.prefetch == 1);
+  // A stale fingerprint leaves the policy's schedule.
+  auto b = test::compileText(kStar);
+  REQUIRE(b->module);
+  const dag::Schedule before = test::kernelOf(*b, "s").schedule;
+  CHECK(driver::applySchedules(*b->module, savedFile("0000", "{\"strategy\": \"naive\", \"block\": \"32x8\"}"), err) == 0);
+  CHECK(test::kernelOf(*b, "s").schedule.strategy == before.strategy);
+}
+
+TEST_CASE("malformed schedules files are errors") {
+  auto a = test::compileText(kStar);
+  REQUIRE(a->module);
+  const std::string fp = driver::kernelFingerprint(*a->module, test::kernelOf(*a, "s"));
+  std::string err;
+  CHECK(driver::applySchedules(*a->module, "{not json", err) < 0);
+  CHECK(driver::applySchedules(*a->module, "{\"other\": 1}", err) < 0);
+  CHECK(driver::applySchedules(*a->module, savedFile(fp, "{\"strategy\": \"diagonal\", \"block\": \"32x8\"}"), err) < 0);
+  CHECK(driver::applySchedules(*a->module, savedFile(fp, "{\"strategy\": \"stream\", \"block\": \"33x8\"}"), err) < 0);
+  CHECK(driver::applySchedules(*a->module, savedFile(fp, "{\"strategy\": \"stream\", \"block\": \"32x8\", \"rows\": 99}"), err) < 0);
+}

@@ -1,0 +1,77 @@
+// passes/ChooseSchedule: the policy per stencil class, user overrides, and the autotuner's
+// candidate list.
+#include <doctest/doctest.h>
+
+#include "unit/DagText.h"
+#include "passes/ChooseSchedule.h"
+
+using namespace stnc;
+
+namespace {
+
+const char* kStar7 =
+    "stencil s(i, j, k) : f64 { in u; out v; v = 0.4*u + 0.1*(u[i-1,j,k] + u[i+1,j,k] + u[i,j-1,k] + u[i,j+1,k] + "
+    "u[i,j,k-1] + u[i,j,k+1]); }";
+const char* kBox27 =
+    "offsets b1 = box(1);\n"
+    "stencil s(i, j, k) : f64 { in u; out v; v = sum(o in b1) u[o] / 27.0; }";
+
+dag::Schedule policy(const char* src, const passes::ScheduleOverride& o = {}) {
+  auto c = test::compileText(src);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  const dag::Kernel& k = test::kernelOf(*c, "s");
+  return passes::chooseSchedule(c->module->ctx, k, o);
+}
+
+}  // namespace
+
+TEST_CASE("a 3-D star streams with one row per thread; a box gets four rows per thread") {
+  dag::Schedule star = policy(kStar7);
+  CHECK(star.strategy == dag::Strategy::Stream);
+  CHECK(star.rows == 1);
+  CHECK(star.blockY == 16);
+  dag::Schedule box = policy(kBox27);
+  CHECK(box.strategy == dag::Strategy::Stream);
+  CHECK(box.rows == 4);
+  CHECK(box.blockY == 8);  // 256 threads: up to 255 registers for the four rows' queues
+  CHECK(box.unroll == 2);
+}
+
+TEST_CASE("options on the command line win over the policy") {
+  passes::ScheduleOverride o;
+  o.rows = 2;
+  o.prefetch = 1;
+  o.blockX = 64;
+  o.blockY = 4;
+  dag::Schedule s = policy(kBox27, o);
+  CHECK(s.rows == 2);
+  CHECK(s.prefetch == 1);
+  CHECK(s.blockX == 64);
+  CHECK(s.blockY == 4);
+  CHECK(passes::forcesSchedule(o));
+  CHECK_FALSE(passes::forcesSchedule(passes::ScheduleOverride{}));
+  passes::ScheduleOverride fmaOnly;
+  fmaOnly.contractFma = true;  // not a schedule choice: saved schedules still apply
+  CHECK_FALSE(passes::forcesSchedule(fmaOnly));
+}
+
+TEST_CASE("autotune candidates: the policy first, naive and stream variants, FMA setting kept") {
+  passes::ScheduleOverride base;
+  base.contractFma = true;
+  std::vector<passes::ScheduleOverride> c = passes::scheduleCandidates(base);
+  REQUIRE(c.size() >= 6);
+  CHECK(c[0].strategy == "auto");
+  bool naive = false, rows4 = false, prefetch = false;
+  for (const auto& o : c) {
+    CHECK(o.contractFma);
+    naive |= o.strategy == "naive";
+    rows4 |= o.strategy == "stream" && o.rows == 4;
+    prefetch |= o.strategy == "stream" && o.prefetch > 0;
+  }
+  CHECK(naive);
+  CHECK(rows4);
+  CHECK(prefetch);
+  // A stream candidate applied to a 2-D stencil falls back to naive.
+  dag::Schedule s = policy("stencil s(i, j) : f64 { in u; out v; v = u[i-1,j] + u[i+1,j]; }", c.back());
+  CHECK(s.strategy == dag::Strategy::Naive);
+}
