@@ -10,7 +10,8 @@ Driven by scripts/gpu-random.sh (see scripts/gpu/README.md). Steps:
      integers, every 8th run also NaN and +-inf);
   3. per file and variant (the CPU backend; the CUDA backend under each schedule candidate: rank 3:
      naive, stream, and stream with other blocks / unroll / chunk (/ prefetch when this stnc has
-     it); rank 1-2: naive with two block shapes; auto always picks one of these): one
+     it); rank 1-2: naive with two block shapes; auto always picks one of these; one variant
+     per rank also with `--fp-contract=on`, against a CPU build with that option): one
      `stnc run --backend cpu|cuda` builds the shared object (compile cache), then gpu_check.py's
      poison harness loads it once and runs every program of the file through its C entry point
      (one CUDA context per file and schedule, not per run), with NaN in every cell outside the
@@ -65,12 +66,15 @@ def schedule_candidates(help_text, rank, only):
             c.append(("naive-64x2", ["--schedule", "naive", "--block", "64x2"]))
     else:  # auto picks naive or stream with the block/unroll of its rule: both are covered
         c = [("naive", ["--schedule", "naive"]), ("stream", ["--schedule", "stream"])]
+        # (each candidate is one more nvcc build per file: options are combined to keep the campaign
+        # within its time budget; the report names every option of a failing variant)
         if has("--block") and has("--unroll"):
-            c.append(("stream-32x16-u2", ["--schedule", "stream", "--block", "32x16", "--unroll", "2"]))
+            if has("--prefetch"):
+                c.append(("stream-32x16-u2-p2", ["--schedule", "stream", "--block", "32x16", "--unroll", "2", "--prefetch", "2"]))
+            else:
+                c.append(("stream-32x16-u2", ["--schedule", "stream", "--block", "32x16", "--unroll", "2"]))
         if has("--block") and has("--chunk") and has("--unroll"):
             c.append(("stream-64x4-c5-u3", ["--schedule", "stream", "--block", "64x4", "--chunk", "5", "--unroll", "3"]))
-        if has("--prefetch"):
-            c.append(("stream-p2", ["--schedule", "stream", "--prefetch", "2"]))
         if has("--rows"):  # several dim-1 rows per thread (shared loads; a `_rest` kernel for the rest)
             c.append(("stream-r4-u2", ["--schedule", "stream", "--block", "32x8", "--rows", "4", "--unroll", "2"]))
             c.append(("stream-r2-p1", ["--schedule", "stream", "--block", "32x8", "--rows", "2", "--prefetch", "1"]))
@@ -383,12 +387,12 @@ class Campaign:
             c["results"][(r, variant)] = res
 
     def interp_run(self, item):
-        c, r = item
+        c, r, name, args = item
         if time.time() > self.deadline:
-            c["results"][(r, "interp")] = {"status": "not run", "error": "time budget"}
+            c["results"][(r, name)] = {"status": "not run", "error": "time budget"}
             return
-        rc, out, err = self.sh(self.run_cmd(c, r, "interp", [], "interp"), timeout=max(60, self.a.run_timeout))
-        c["results"][(r, "interp")] = {"status": "ok"} if rc == 0 else {"status": "error", "error": self.failure(rc, out, err)}
+        rc, out, err = self.sh(self.run_cmd(c, r, "interp", args, name), timeout=max(60, self.a.run_timeout))
+        c["results"][(r, name)] = {"status": "ok"} if rc == 0 else {"status": "error", "error": self.failure(rc, out, err)}
 
     # -- 4. comparison --------------------------------------------------------------------------
     def compare_arrays(self, typ, b1, b2, transcendental):
@@ -466,7 +470,9 @@ class Campaign:
         return {"verdict": worst, "fields": fields}
 
     # -- 5. reproducers and report --------------------------------------------------------------
-    def reproducer(self, c, r, name, args):
+    def reproducer(self, c, r, name):
+        args, ref = next(((a, rf) for n, a, rf in self.devvars[c["rank"]] if n == name), None) or (
+            self.refs.get(name, []), name)  # a device variant, or a build whose harness run differed
         d = os.path.join(self.out, "repro", "c%d_r%d_%s" % (c["index"], r, name))
         os.makedirs(d, exist_ok=True)
         shutil.copy(os.path.join(self.gendir, c["single"]), os.path.join(d, "case.stn"))
@@ -476,7 +482,7 @@ class Campaign:
                  "# Regenerate everything: python3 scripts/gpu/random_campaign.py --seed %d --count %d --only %d%s"
                  % (self.a.seed, self.a.count, c["index"], " --dry-run" if self.a.dry_run else ""),
                  "set -e", 'cd "$(dirname "$0")"', 'STNC=${STNC:-stnc}']
-        for backend, tag, a in (("cpu", "cpu", []), (self.device, name, args)):
+        for backend, tag, a in (("cpu", ref, self.refs.get(ref, [])), (self.device if name not in self.refs else "cpu", name, args)):
             cmd = self.run_cmd(c, r, backend, a, tag, stn="case.stn")
             cmd[0] = "$STNC"
             cmd = [x.replace(c["dirs"][r] + os.sep, "") for x in cmd]
@@ -522,10 +528,29 @@ class Campaign:
         rc, help_text, _ = self.sh([self.stnc, "run", "--help"], timeout=60)
         only = set(self.a.schedules.split(",")) if self.a.schedules else None
         sched = {r: schedule_candidates(help_text, r, only) for r in (1, 2, 3)}
+        # --fp-contract=on changes the CPU code too: its CUDA (or interpreter) runs are compared with
+        # a CPU build of their own (reference "cpu-fma"); everything else with plain "cpu"
+        fma = "--fp-contract" in help_text and not self.a.no_fma
+        self.refs = {"cpu": []}
+        if fma:
+            self.refs["cpu-fma"] = ["--fp-contract=on"]
+        self.devvars = {}  # rank -> [(name, stnc options, reference)]
+        for r in (1, 2, 3):
+            if self.a.dry_run:
+                v = [("interp", [], "cpu")] + ([("interp-fma", ["--fp-contract=on"], "cpu-fma")] if fma else [])
+            elif fma and len(sched[r]) > 1:
+                # FMA rides on one schedule variant (one nvcc build per file less than a variant of
+                # its own): rank 1-2 the second block shape, rank 3 the odd-chunk stream one
+                host = next((i for i, (n, _) in enumerate(sched[r]) if n.startswith("stream-64x4")), len(sched[r]) - 1)
+                v = [(n, a, "cpu") if i != host else (n + "-fma", a + ["--fp-contract=on"], "cpu-fma")
+                     for i, (n, a) in enumerate(sched[r])]
+            else:
+                v = [(n, a, "cpu") for n, a in sched[r]] + ([("fma", ["--fp-contract=on"], "cpu-fma")] if fma else [])
+            self.devvars[r] = v
         cases = self.generate()
         self.attach_info(cases)
-        self.log("%d programs; schedules: rank 1-2: %s; rank 3: %s" % (
-            len(cases), ", ".join(n for n, _ in sched[1]) or "-", ", ".join(n for n, _ in sched[3]) or "-"))
+        self.log("%d programs; compared with the CPU backend: rank 1-2: %s; rank 3: %s" % (
+            len(cases), ", ".join(n for n, _, _ in self.devvars[1]), ", ".join(n for n, _, _ in self.devvars[3])))
         # inputs
         for c in cases:
             c["runs"] = c["runs"][:self.a.runs]
@@ -546,14 +571,16 @@ class Campaign:
         self.builds = {}
         tasks = []
         for fl, cs in byfile.items():
-            variants = [("cpu", "cpu", [])]
+            rank = cs[0]["rank"]
+            variants = [(n, "cpu", a) for n, a in self.refs.items()]
             if not self.a.dry_run:  # --fake-cuda: the CPU backend stands in (a test of this script's GPU mode)
-                variants += [(n, "cpu" if self.a.fake_cuda else "cuda", a) for n, a in sched[cs[0]["rank"]]]
+                variants += [(n, "cpu" if self.a.fake_cuda else "cuda", a) for n, a, _ in self.devvars[rank]]
             elif self.a.cuda_build:
-                tasks += [(fl, "cuda-build-" + n, "cuda", a, cs, False) for n, a in sched[cs[0]["rank"]]]
+                extra = [("fma", self.refs["cpu-fma"])] if "cpu-fma" in self.refs else []
+                tasks += [(fl, "cuda-build-" + n, "cuda", a, cs, False) for n, a in sched[rank] + extra]
             tasks += [(fl, name, backend, a, cs, True) for name, backend, a in variants]
         # the CPU builds first (quick, and every comparison needs them), then the slowest (rank 3) CUDA ones
-        tasks.sort(key=lambda t: (t[1] != "cpu", -t[4][0]["rank"]))
+        tasks.sort(key=lambda t: (not t[1].startswith("cpu"), -t[4][0]["rank"]))
         self.log("%d builds (one `stnc run` per file and variant), each followed by one harness process "
                  "running all of the file's programs; %d jobs" % (len(tasks), self.jobs))
         done = [0]
@@ -569,8 +596,9 @@ class Campaign:
             self.log("%3d/%d %s %s: build %s" % (n, len(tasks), os.path.basename(fl), name, b["status"]))
         self.pool(task, tasks)
         if self.a.dry_run:
-            self.log("interpreter: %d runs" % len(todo))
-            self.pool(self.interp_run, todo)
+            items = [(c, r, n, a) for c, r in todo for n, a, _ in self.devvars[c["rank"]]]
+            self.log("interpreter: %d runs" % len(items))
+            self.pool(self.interp_run, items)
         if self.a.selftest_corrupt:
             self.corrupt(cases, sched)
         self.log("comparing")
@@ -580,7 +608,7 @@ class Campaign:
         """--selftest-corrupt: flips the last bit of one device output value, which the report must
         catch as exactly one mismatch with a reproducer (a test of this script)."""
         c = next(x for x in cases if not x.get("error"))
-        name = "interp" if self.a.dry_run else sched[c["rank"]][0][0]
+        name = self.devvars[c["rank"]][0][0]
         f = self.compared(c, 0)[0]
         path = os.path.join(c["dirs"][0], "%s_%s.npy" % (name, f))
         descr, shape, data = gc.read_npy(path)
@@ -598,10 +626,9 @@ class Campaign:
             if c.get("error"):
                 failures.append({"case": c, "run": None, "sched": "-", "verdict": "error", "why": c["error"]})
                 continue
-            names = ["interp"] if self.a.dry_run else [n for n, _ in sched[c["rank"]]]
             for r in range(len(c["runs"])):
-                for name in names:
-                    ev = self.evaluate(c, r, name)
+                for name, _, ref in self.devvars[c["rank"]]:
+                    ev = self.evaluate(c, r, name, ref=ref)
                     p = per.setdefault((c["rank"] == 3, name), {"identical": 0, "tolerance": 0, "libm": 0, "mismatch": 0,
                                                                 "error": 0, "not run": 0})
                     p[ev["verdict"]] += 1
@@ -631,8 +658,7 @@ class Campaign:
         for f in failures + libm:
             if f["run"] is None or kept >= self.a.max_repro:
                 continue
-            args = dict(sched[f["case"]["rank"]]).get(f["sched"], [])
-            f["repro"] = self.reproducer(f["case"], f["run"], f["sched"], args)
+            f["repro"] = self.reproducer(f["case"], f["run"], f["sched"])
             kept += 1
         build_fail = {k: v for k, v in builds.items() if v["status"] not in ("built", "ok")}
         n_prog = len(cases)
@@ -658,8 +684,9 @@ class Campaign:
               "| generator | seed %d, %d programs (rank 1: %d, rank 2: %d, rank 3: %d), %d per file, exp/log/pow/sin/cos in every %d-th |"
               % (self.a.seed, n_prog, ranks[1], ranks[2], ranks[3], self.a.batch, self.a.transcendental_every),
               "| runs per program | %d (odd extents: the generator's small ones, then medium ones) |" % self.a.runs,
-              "| schedules, rank 1-2 | %s |" % ", ".join("`%s` (%s)" % (n, " ".join(a)) for n, a in sched[1]),
-              "| schedules, rank 3 | %s |" % ", ".join("`%s` (%s)" % (n, " ".join(a)) for n, a in sched[3]),
+              "| variants, rank 1-2 | %s |" % ", ".join("`%s` (%s; vs `%s`)" % (n, " ".join(a), rf) for n, a, rf in self.devvars[1]),
+              "| variants, rank 3 | %s |" % ", ".join("`%s` (%s; vs `%s`)" % (n, " ".join(a), rf) for n, a, rf in self.devvars[3]),
+              "| CPU references | %s |" % ", ".join("`%s` (%s)" % (n, " ".join(a) or "default options") for n, a in self.refs.items()),
               "| stnc processes | %d |" % self.counts["processes"],
               "| elapsed | %.0f s on %d cores, %d jobs |" % (elapsed, self.cores, self.jobs), "",
               "Compared: every output (every field after `--steps N`), bit for bit for programs without "
@@ -720,9 +747,9 @@ class Campaign:
             fh.write("\n".join(self.log_lines) + "\n")
         # stdout: the per-schedule table and the failures last (the device tool keeps the tail)
         print("\n" + "=" * 100)
-        print("%-5s %-20s %9s %9s %6s %8s %6s %7s" % ("ranks", "schedule", "identical", "tolerance", "libm", "MISMATCH", "ERROR", "not run"))
+        print("%-5s %-24s %9s %9s %6s %8s %6s %7s" % ("ranks", "schedule", "identical", "tolerance", "libm", "MISMATCH", "ERROR", "not run"))
         for (r3, name), p in sorted(per.items()):
-            print("%-5s %-20s %9d %9d %6d %8d %6d %7d" % ("3" if r3 else "1-2", name, p["identical"], p["tolerance"], p["libm"],
+            print("%-5s %-24s %9d %9d %6d %8d %6d %7d" % ("3" if r3 else "1-2", name, p["identical"], p["tolerance"], p["libm"],
                                                           p["mismatch"], p["error"], p["not run"]))
         for f in failures[:12]:
             print("\n".join(describe(f))[:700])
@@ -765,6 +792,7 @@ def main():
     ap.add_argument("--dry-run", "--no-gpu", dest="dry_run", action="store_true",
                     help="no GPU: the interpreter stands in for CUDA (a test of the script and the CPU backend)")
     ap.add_argument("--cuda-build", action="store_true", help="with --dry-run: also build every file's CUDA code with nvcc")
+    ap.add_argument("--no-fma", action="store_true", help="skip the --fp-contract=on variant")
     ap.add_argument("--fake-cuda", action="store_true", help=argparse.SUPPRESS)  # GPU mode, CPU backend as the device
     ap.add_argument("--strict-libm", action="store_true", help="libm differences beyond tolerance fail too")
     ap.add_argument("--max-repro", type=int, default=20)
