@@ -27,7 +27,6 @@ namespace stnc::driver {
 
 namespace {
 
-using EntryFn = int (*)(const long*, void**, const double*, long, long, double*, char*, unsigned long);
 using json = nlohmann::json;
 
 json scheduleJson(const dag::Schedule& s) {
@@ -100,12 +99,9 @@ std::vector<Timing> timeModule(const dag::Module& m, const std::string& so, cons
       continue;
     }
     std::vector<long> n = tuneExtents(k, o.size);
-    std::array<int, 3> ih = codegen::internalHalo(k);
-    long n3[3] = {1, 1, 1};
-    for (int a = 0; a < k.rank(); ++a) n3[codegen::internalDim(k, a)] = n[a];
     stnc_rt::Layout L{};
     const size_t es = dag::elemSize(k.type);
-    if (!stnc_rt::makeLayout(n3, ih.data(), static_cast<int>(es), L)) {
+    if (!kernelLayout(k, n.data(), L)) {
       out[i].error = "bad extents";
       continue;
     }

@@ -11,7 +11,19 @@
 #include "passes/PassManager.h"
 #include "syntax/ModuleLoader.h"
 
+namespace stnc_rt {
+struct Layout;
+}
+
 namespace stnc::driver {
+
+// The C entry point of every generated source (codegen::entryName): extents per axis, field
+// buffers, params, steps, timed sweeps, ms[2] (median, min) out, error text; 0 on success.
+using EntryFn = int (*)(const long*, void**, const double*, long, long, double*, char*, unsigned long);
+
+// The buffer layout of kernel k for interior extents n (one per axis); false on bad extents.
+bool kernelLayout(const dag::Kernel& k, const long* n, stnc_rt::Layout& L);
+
 
 int compileMain(int argc, char** argv);
 int infoMain(int argc, char** argv);

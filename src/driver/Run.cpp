@@ -28,8 +28,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using EntryFn = int (*)(const long*, void**, const double*, long, long, double*, char*, unsigned long);
-
 int fail(const std::string& msg) {
   std::cerr << "stnc run: error: " << msg << "\n";
   return 1;
@@ -62,6 +60,13 @@ bool haloFilledByRules(const dag::Kernel& k, const std::string& field) {
 }
 
 }  // namespace
+
+bool kernelLayout(const dag::Kernel& k, const long* n, stnc_rt::Layout& L) {
+  std::array<int, 3> ih = codegen::internalHalo(k);
+  long n3[3] = {1, 1, 1};
+  for (int a = 0; a < k.rank(); ++a) n3[codegen::internalDim(k, a)] = n[a];
+  return stnc_rt::makeLayout(n3, ih.data(), static_cast<int>(dag::elemSize(k.type)), L);
+}
 
 int runMain(int argc, char** argv) {
   CLI::App app{"stnc run — compile one stencil (or group) and run it on .npy data.\n\n"
@@ -149,12 +154,9 @@ int runMain(int argc, char** argv) {
     if (!given[i]) return fail("missing --param " + k->params[i] + "=VALUE");
 
   // Layout and buffers.
-  std::array<int, 3> ih = codegen::internalHalo(*k);
-  long n3[3] = {1, 1, 1};
-  for (int a = 0; a < k->rank(); ++a) n3[codegen::internalDim(*k, a)] = n[a];
   stnc_rt::Layout L{};
   const size_t es = dag::elemSize(k->type);
-  if (!stnc_rt::makeLayout(n3, ih.data(), static_cast<int>(es), L)) return fail("extents too large");
+  if (!kernelLayout(*k, n.data(), L)) return fail("extents too large");
   const std::string descr = k->type == dag::ElemType::F32 ? "<f4" : "<f8";
   std::vector<std::unique_ptr<AlignedBuffer>> bufs;
   for (size_t f = 0; f < k->fields.size(); ++f) {
