@@ -19,8 +19,8 @@
 # 3. Correctness (--check) on 1 GPU and on P GPUs: every kernel's fields after mpi::cuda::step are
 #    bit-identical to cuda::step of the whole grid on one GPU (heat3d with three rank grids, hypterm,
 #    box2d with corners, regions).
-# 4. Timing (--bench N, heat3d f64): strong scaling (N^3 over 1 and P GPUs) and weak scaling (N^3 per
-#    GPU): ms per step, ms per halo exchange alone, ms per local sweep alone, halo bytes sent per step,
+# 4. Timing (--bench N, heat3d f64 and CNS hypterm f64, --cns-size M for hypterm's N): strong scaling
+#    (N^3 over 1 and P GPUs) and weak scaling (N^3 per GPU): ms per step, ms per halo exchange alone, ms per local sweep alone, halo bytes sent per step,
 #    for each transport; the one-GPU cuda::step (CUDA graph) of the same grid for reference.
 # With neither MPI nor NCCL it reports the probe and stops (exit 3).
 #
@@ -31,6 +31,7 @@ export TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 2
 size=512
+cns_size=0
 steps=50
 gpus=0
 dry=0
@@ -38,6 +39,7 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --size) size=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
+    --cns-size) cns_size=$2; shift 2 ;;
     --gpus) gpus=$2; shift 2 ;;
     --dry-run) dry=1; shift ;;
     -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
@@ -241,7 +243,7 @@ results=$work/results.txt
 for v in "${variants[@]}"; do
   for np in "${counts[@]}"; do
     f=$work/bench_${v}_$np.out
-    run_log "$f" launch "$v" "$np" --bench "$size" --steps "$steps"
+    run_log "$f" launch "$v" "$np" --bench "$size" --cns-size "$cns_size" --steps "$steps"
     rc=$?
     if [[ $rc != 0 && $rc != 77 ]]; then failed=1; say "bench $v np=$np failed (exit $rc)"; fi
     grep '^RESULT ' "$f" | sed "s/^RESULT /variant=$v /" >>"$results"
@@ -264,35 +266,35 @@ def f(x):
         return "-" if v < 0 else f"{v:.3f}"
     except Exception:
         return x
-print("| transport | GPUs | scaling | global grid | rank grid | local box | ms/step | ms/exchange alone | ms/local sweep alone | halo MiB sent/step | Gpts/s | 1-GPU cuda::step ms |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+print("| kernel | transport | GPUs | scaling | global grid | rank grid | local box | ms/step | ms/exchange alone | ms/local sweep alone | halo MiB sent/step | Gpts/s | 1-GPU cuda::step ms |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for r in rows:
-    print(f"| {names.get(r['variant'], r['variant'])} | {r['gpus']} | {r['mode']} | {r['global']} | {r['grid']} | {r['local']} | "
+    print(f"| {r['kernel']} | {names.get(r['variant'], r['variant'])} | {r['gpus']} | {r['mode']} | {r['global']} | {r['grid']} | {r['local']} | "
           f"{f(r['step_ms'])} | {f(r['exchange_ms'])} | {f(r['sweep_ms'])} | {f(r['halo_send_mib'])} | {f(r['gpts_per_s'])} | {f(r['one_gpu_step_ms'])} |")
 print()
 # Derived: strong-scaling speed-up and weak-scaling efficiency per transport, overlap.
 by = {}
 for r in rows:
-    by[(r["variant"], r["mode"], int(r["gpus"]))] = r
+    by[(r["kernel"], r["variant"], r["mode"], int(r["gpus"]))] = r
 lines = []
-for v in sorted({r["variant"] for r in rows}):
-    ps = sorted({int(r["gpus"]) for r in rows if r["variant"] == v})
+for kn, v in sorted({(r["kernel"], r["variant"]) for r in rows}):
+    ps = sorted({int(r["gpus"]) for r in rows if r["variant"] == v and r["kernel"] == kn})
     if 1 not in ps:
         continue
     for p in ps:
         if p == 1:
             continue
-        s1, sp = by.get((v, "strong", 1)), by.get((v, "strong", p))
-        w1, wp = by.get((v, "weak", 1)), by.get((v, "weak", p))
+        s1, sp = by.get((kn, v, "strong", 1)), by.get((kn, v, "strong", p))
+        w1, wp = by.get((kn, v, "weak", 1)), by.get((kn, v, "weak", p))
         if s1 and sp:
             sp_up = float(s1["step_ms"]) / float(sp["step_ms"])
             ideal = float(sp["sweep_ms"])
-            lines.append(f"- {names.get(v, v)}, strong {s1['global']}: {p} GPUs {sp_up:.2f}x faster than 1 (ideal {p}x; "
+            lines.append(f"- {kn}, {names.get(v, v)}, strong {s1['global']}: {p} GPUs {sp_up:.2f}x faster than 1 (ideal {p}x; "
                          f"parallel efficiency {sp_up / p:.0%}); step {float(sp['step_ms']):.3f} ms vs local sweep alone "
                          f"{ideal:.3f} ms + exchange alone {float(sp['exchange_ms']):.3f} ms "
                          f"(overlap hides {max(0.0, 1 - (float(sp['step_ms']) - ideal) / max(1e-9, float(sp['exchange_ms']))):.0%} of the exchange)")
         if w1 and wp:
-            lines.append(f"- {names.get(v, v)}, weak ({w1['local']} per GPU): efficiency {float(w1['step_ms']) / float(wp['step_ms']):.0%} "
+            lines.append(f"- {kn}, {names.get(v, v)}, weak ({w1['local']} per GPU): efficiency {float(w1['step_ms']) / float(wp['step_ms']):.0%} "
                          f"({float(w1['step_ms']):.3f} ms on 1 GPU, {float(wp['step_ms']):.3f} ms on {p})")
 print("\n".join(lines) if lines else "(no multi-GPU rows to derive scaling from)")
 EOF
@@ -308,7 +310,7 @@ EOF
   echo "| --- | --- | --- |"
   printf '%s\n' "${checks[@]}"
   echo
-  echo "## Timing: heat3d f64, $steps steps (after 4 warm-up steps); halo exchange alone and local sweep alone: mean of 20"
+  echo "## Timing: heat3d f64 and CNS hypterm f64, $steps steps (after 4 warm-up steps); halo exchange alone and local sweep alone: mean of 20"
   echo
   echo "$table"
   echo

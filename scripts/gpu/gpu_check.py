@@ -569,6 +569,8 @@ class Check:
             cmd += ["--param", "%s=%r" % (p, v)]
         if case["steps"]:
             cmd += ["--steps", str(case["steps"])]
+        if backend == "cuda" and self.a.cuda_flags:
+            cmd += self.a.cuda_flags.split()
         return cmd
 
     def stnc_run(self, case, backend, verbose=False):
@@ -939,6 +941,7 @@ class Check:
               "| nvcc | %s |" % env["nvcc"].replace("\n", " "), "| host C++ | %s |" % env["cxx"],
               "| compute-sanitizer | %s |" % env["sanitizer"], "| stnc | %s (%s), commit %s |" % (env["stnc"], env["stnc_path"], env["commit"]),
               "| command | `%s` |" % cmd,
+              "| CUDA schedule options | %s |" % ("`%s`" % self.a.cuda_flags if self.a.cuda_flags else "none (each kernel's default)"),
               "| compile (cpu) | `%s` |" % self.compile_cmds.get("cpu", "?"),
               "| compile (cuda) | `%s` |" % self.compile_cmds.get("cuda", "?"),
               "| elapsed | %.0f s on %d cores, %d jobs |" % (elapsed, self.cores, self.jobs), "",
@@ -1066,6 +1069,9 @@ def main():
                     help="parallel compute-sanitizer runs (default: half the cores)")
     ap.add_argument("--no-sanitizer", action="store_true")
     ap.add_argument("--no-poison", action="store_true")
+    ap.add_argument("--cuda-flags", default=os.environ.get("GPU_CHECK_CUDA_FLAGS", ""),
+                    help="extra stnc options for the CUDA runs, e.g. '--schedule=stream --vec 2 --rows 3' "
+                         "(a schedule the policy does not pick by default; env GPU_CHECK_CUDA_FLAGS)")
     ap.add_argument("--quick", action="store_true", help="odd extents only")
     ap.add_argument("--steps", type=int, default=5, help="steps of the time-stepping runs (kernels with swap)")
     ap.add_argument("--budget", type=float, default=330, help="seconds after which no new run starts (default 330)")

@@ -78,6 +78,9 @@ def schedule_candidates(help_text, rank, only):
         if has("--rows"):  # several dim-1 rows per thread (shared loads; a `_rest` kernel for the rest)
             c.append(("stream-r4-u2", ["--schedule", "stream", "--block", "32x8", "--rows", "4", "--unroll", "2"]))
             c.append(("stream-r2-p1", ["--schedule", "stream", "--block", "32x8", "--rows", "2", "--prefetch", "1"]))
+        if has("--vec"):  # several dim-2 points per thread in vectors (aligned span; `_rest` for the edges)
+            c.append(("stream-v2-r3", ["--schedule", "stream", "--block", "32x8", "--vec", "2", "--rows", "3"]))
+            c.append(("stream-v4-p1", ["--schedule", "stream", "--vec", "4", "--prefetch", "1"]))
     if only:
         c = [x for x in c if x[0] in only]
     return c

@@ -89,6 +89,8 @@ struct Schedule {
   int unroll = 1;       // Stream: unroll factor of the loop along dimension 0
   int prefetch = 0;     // Stream: the queues load this many planes ahead of use (bytes in flight)
   int rows = 1;         // Stream: consecutive dim-1 rows per thread (loads shared between the rows)
+  int vec = 1;          // Stream: consecutive dim-2 points per thread, read and written as one 16-byte
+                        // (or 8-byte) vector per aligned group (2 for f64; 2 or 4 for f32)
   std::string reason;   // why, for the generated comment and --report
 };
 

@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 json scheduleJson(const dag::Schedule& s) {
   return {{"strategy", dag::strategyName(s.strategy)}, {"block", std::to_string(s.blockX) + "x" + std::to_string(s.blockY)},
-          {"rows", s.rows}, {"prefetch", s.prefetch}, {"unroll", s.unroll}, {"chunk", s.chunk}};
+          {"rows", s.rows}, {"vec", s.vec}, {"prefetch", s.prefetch}, {"unroll", s.unroll}, {"chunk", s.chunk}};
 }
 
 bool scheduleFromJson(const json& j, dag::Schedule& s) {
@@ -42,10 +42,11 @@ bool scheduleFromJson(const json& j, dag::Schedule& s) {
   if (std::sscanf(j["block"].get<std::string>().c_str(), "%dx%d", &s.blockX, &s.blockY) != 2) return false;
   if (s.blockX <= 0 || s.blockX % 32 != 0 || s.blockY <= 0 || s.blockX * s.blockY > 1024) return false;
   s.rows = j.value("rows", 1);
+  s.vec = j.value("vec", 1);
   s.prefetch = j.value("prefetch", 0);
   s.unroll = j.value("unroll", 1);
   s.chunk = j.value("chunk", 0);
-  return s.rows >= 1 && s.rows <= 8 && s.prefetch >= 0 && s.prefetch <= 8 && s.unroll >= 1 && s.unroll <= 16 && s.chunk >= 0;
+  return s.rows >= 1 && s.rows <= 8 && (s.vec == 1 || s.vec == 2 || s.vec == 4) && s.prefetch >= 0 && s.prefetch <= 8 && s.unroll >= 1 && s.unroll <= 16 && s.chunk >= 0;
 }
 
 // Interior extents used for timing: given by the user for rank 3, else large enough to exceed L2.
@@ -139,6 +140,7 @@ std::string overrideText(const passes::ScheduleOverride& c) {
   std::string s = "--schedule=" + c.strategy;
   if (c.blockX) s += " --block " + std::to_string(c.blockX) + "x" + std::to_string(c.blockY);
   if (c.rows) s += " --rows " + std::to_string(c.rows);
+  if (c.vec) s += " --vec " + std::to_string(c.vec);
   if (c.prefetch >= 0) s += " --prefetch " + std::to_string(c.prefetch);
   if (c.unroll) s += " --unroll " + std::to_string(c.unroll);
   return s;
@@ -173,13 +175,13 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
   std::vector<std::vector<double>> us(K, std::vector<double>(cands.size(), -1));
   std::vector<std::vector<dag::Schedule>> sched(K, std::vector<dag::Schedule>(cands.size()));
   // Phase 1: build every candidate in parallel (nvcc dominates; the compile cache keys differ).
-  // Skipped: candidates that change no kernel's schedule, and several rows per thread for kernels
-  // with more than two outputs (the code grows with rows x outputs; nvcc takes minutes).
+  // Skipped: candidates that change no kernel's schedule, and several rows or points per thread for
+  // kernels with more than two outputs (the code grows with rows x outputs; nvcc takes minutes).
   std::vector<dag::Module> trials(cands.size(), m);
   std::vector<std::string> sos(cands.size()), errs(cands.size());
   std::vector<char> skip(cands.size(), 0);
   auto same = [](const dag::Schedule& a, const dag::Schedule& b) {
-    return a.strategy == b.strategy && a.blockX == b.blockX && a.blockY == b.blockY && a.rows == b.rows &&
+    return a.strategy == b.strategy && a.blockX == b.blockX && a.blockY == b.blockY && a.rows == b.rows && a.vec == b.vec &&
            a.prefetch == b.prefetch && a.unroll == b.unroll && a.chunk == b.chunk;
   };
   for (size_t c = 0; c < cands.size(); ++c) {
@@ -187,7 +189,7 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
     for (size_t i = 0; i < K; ++i) {
       dag::Schedule s = trials[c].kernels[i].schedule = sched[i][c] =
           passes::chooseSchedule(trials[c].ctx, trials[c].kernels[i], cands[c]);
-      tooBig |= s.rows > 1 && m.kernels[i].outputs.size() > 2;
+      tooBig |= (s.rows > 1 || s.vec > 1) && m.kernels[i].outputs.size() > 2;
       bool seen = false;
       for (size_t d = 0; d < c; ++d) seen |= !skip[d] && same(sched[i][d], s);
       fresh |= !seen;

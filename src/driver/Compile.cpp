@@ -79,6 +79,10 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
       ->capture_default_str();
   app.add_option("--rows", fe.schedule.rows, "stream: consecutive rows of the second axis per thread (shared loads)")
       ->check(CLI::Range(1, 8));
+  app.add_option("--vec", fe.schedule.vec,
+                 "stream: consecutive points of the innermost axis per thread, loaded and stored as one vector "
+                 "(1, 2 or 4; at most 16 bytes: 2 for f64); in-row neighbours are shared between them")
+      ->check(CLI::IsMember({1, 2, 4}));
   app.add_option("--unroll", fe.schedule.unroll, "stream: unroll factor of the loop along the first axis")
       ->check(CLI::Range(1, 16));
 }

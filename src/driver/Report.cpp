@@ -38,7 +38,8 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
        << k.schedule.blockY << (k.schedule.chunk ? ", chunk " + std::to_string(k.schedule.chunk) : std::string())
        << (k.schedule.unroll > 1 ? ", unroll " + std::to_string(k.schedule.unroll) : std::string())
        << (k.schedule.prefetch > 0 ? ", prefetch " + std::to_string(k.schedule.prefetch) : std::string())
-       << (k.schedule.rows > 1 ? ", rows " + std::to_string(k.schedule.rows) : std::string()) << "\n";
+       << (k.schedule.rows > 1 ? ", rows " + std::to_string(k.schedule.rows) : std::string())
+       << (k.schedule.vec > 1 ? ", vec " + std::to_string(k.schedule.vec) : std::string()) << "\n";
     os << "  why      : " << k.schedule.reason << "\n";
     auto it = ptxas.find(k.name);
     if (it != ptxas.end())

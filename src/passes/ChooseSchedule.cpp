@@ -59,18 +59,30 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
       if (n.kind == dag::NodeKind::Access && (n.offset.d[1] != 0 || n.offset.d[2] != 0)) ++inPlaneLoads;
       if (n.kind == dag::NodeKind::Access && n.offset.d[1] != 0 && n.offset.d[2] != 0) ++diagonal;
     }
-    // Four dim-1 rows per thread (32x8 blocks, so a thread may use up to 255 registers) share the
-    // in-plane loads of wide stencils: box27 105 -> 99 us, box125 361 -> 304 us with FMA
-    // (bench/results/2026-11-29-variants-s2.md); high-order stars and multi-field kernels lose.
-    if (queueRegs <= 18) s.blockY = 16;
+    // Two dim-2 points per thread in one 16-byte vector (f64; f32: 8 bytes) share their in-row
+    // neighbours and halve the load instructions: star13 125 -> 99 us, star25 130 -> 128 us (with
+    // 2 rows), iso3dfd 198 -> 160 us, box125 242 -> 192 us, cond 94 -> 81 us, acoustic f32
+    // 3.30 -> 2.96 ms; 32x8 blocks for f64 (star19/25: 155 -> 105/145 us against 32x16). Kernels
+    // with more than two outputs keep one point per thread: the fused CNS hypterm spills and runs
+    // 20x slower (bench/results/2026-11-29-variants-s3.md).
+    // Several dim-1 rows per thread share the in-plane loads of wide stencils: box27 105 -> 99 us,
+    // box125 361 -> 304 us with FMA (bench/results/2026-11-29-variants-s2.md); 2 rows with vectors
+    // (box27 100 -> 89 us); high-order stars and multi-field kernels lose.
+    std::map<int, size_t> perPart;  // outputs of each region part (each part is its own CUDA kernel)
+    size_t outputs = 0;
+    for (const dag::Output& out : k.outputs) outputs = std::max(outputs, ++perPart[out.region]);
+    if (outputs <= 2) s.vec = 2;
+    if (s.vec > 1 && k.type == dag::ElemType::F64) s.blockY = 8;
+    else if (queueRegs <= 18) s.blockY = 16;
     if (inPlaneLoads >= 20) s.unroll = 2;
     if (inPlaneLoads >= 20 && diagonal >= 4) {  // box-like: rows share most of their in-plane loads
-      s.rows = 4;
+      s.rows = s.vec > 1 ? 2 : 4;
       s.blockY = 8;
     }
     s.reason += "; block 32x" + std::to_string(s.blockY) + " (queues hold " + std::to_string(queueRegs) +
-                " registers), unroll " + std::to_string(s.unroll) + ", " + std::to_string(s.rows) + " row(s) per thread (" +
-                std::to_string(inPlaneLoads) + " in-plane loads)";
+                " registers), unroll " + std::to_string(s.unroll) + ", " + std::to_string(s.rows) + " row(s) x " +
+                std::to_string(s.vec) + " point(s) per thread (" + std::to_string(inPlaneLoads) + " in-plane loads, " +
+                std::to_string(outputs) + " output(s))";
   }
   if (o.blockX > 0) s.blockX = o.blockX;
   if (o.blockY > 0) s.blockY = o.blockY;
@@ -78,12 +90,20 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   if (o.unroll > 0) s.unroll = o.unroll;
   if (o.prefetch >= 0) s.prefetch = o.prefetch;
   if (o.rows > 0) s.rows = o.rows;
+  if (o.vec > 0) s.vec = o.vec;
+  // A vector is at most 16 bytes (one LDG.128 per thread); the naive mapping has no vector form.
+  const int maxVec = static_cast<int>(16 / dag::elemSize(k.type));
+  if (s.vec > maxVec) {
+    s.reason += "; vec " + std::to_string(s.vec) + " exceeds 16 bytes of " + dag::elemTypeName(k.type) + ": vec " + std::to_string(maxVec);
+    s.vec = maxVec;
+  }
+  if (s.strategy != dag::Strategy::Stream) s.vec = 1;
   return s;
 }
 
 std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
   std::vector<ScheduleOverride> c{base};
-  auto add = [&](const std::string& strategy, int bx, int by, int rows, int prefetch, int unroll) {
+  auto add = [&](const std::string& strategy, int bx, int by, int rows, int prefetch, int unroll, int vec = 1) {
     ScheduleOverride o = base;
     o.strategy = strategy;
     o.blockX = bx;
@@ -91,6 +111,7 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
     o.rows = rows;
     o.prefetch = prefetch;
     o.unroll = unroll;
+    o.vec = vec;
     o.chunk = 0;
     c.push_back(o);
   };
@@ -102,11 +123,17 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
   add("stream", 32, 8, 2, 0, 1);
   add("stream", 32, 8, 4, 0, 1);
   add("stream", 32, 8, 4, 0, 2);
+  // Vectors along the contiguous axis (vec 4 is clamped to 2 for f64, a duplicate the autotuner skips).
+  add("stream", 32, 16, 1, 0, 1, 2);
+  add("stream", 32, 8, 2, 0, 1, 2);
+  add("stream", 32, 8, 4, 0, 1, 2);
+  add("stream", 32, 8, 1, 0, 1, 4);
+  add("stream", 32, 8, 2, 0, 1, 4);
   return c;
 }
 
 bool forcesSchedule(const ScheduleOverride& o) {
-  return o.strategy != "auto" || o.blockX > 0 || o.blockY > 0 || o.chunk > 0 || o.unroll > 0 || o.prefetch >= 0 || o.rows > 0;
+  return o.strategy != "auto" || o.blockX > 0 || o.blockY > 0 || o.chunk > 0 || o.unroll > 0 || o.prefetch >= 0 || o.rows > 0 || o.vec > 0;
 }
 
 bool chooseSchedules(dag::Module& m, DiagEngine&, const ScheduleOverride& o) {

@@ -23,6 +23,7 @@ struct ScheduleOverride {
   int unroll = 0;                 // 0 = default
   int prefetch = -1;              // -1 = default
   int rows = 0;                   // 0 = default
+  int vec = 0;                    // 0 = default
   bool contractFma = false;       // --fp-contract=on: the contract-fma pass fuses a*b+c (not a schedule
                                   // choice, but the same kind of user override of the middle end)
 };

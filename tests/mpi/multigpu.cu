@@ -316,6 +316,7 @@ long benchCase(Team& t, const DevKernel<T>& K, const char* mode, const long* n, 
 struct Options {
   bool check = false;
   Bench bench;
+  long cnsSize = 0;  // --cns-size: the hypterm grid of the timing (0: the --bench size)
   int gpus = 0;
 };
 
@@ -332,6 +333,21 @@ int body(Team& t, const Options& o) {
       [&](const stnc_rt::Layout& L, H::real** f) { return H::cuda::sweep(L, f[0], f[1], dt); },
       [](const stnc_mpi::Domain& D, int root, const H::real* l, H::real* g) { return H::mpi::cuda::gather(D, root, l, g); },
       [](const stnc_mpi::Domain& D, int root, const H::real* g, H::real* l) { return H::mpi::cuda::scatter(D, root, g, l); }};
+  namespace C = stn::hypterm;
+  const C::real d0 = 0.5, d1 = 0.25, d2 = 0.125;
+  DevKernel<C::real> hyp{"hypterm", 3, C::kFieldCount, C::kFields,
+      [](const long* m) { return C::layout(m[0], m[1], m[2]); },
+      [&t](const long* m, const int* dims, stnc_mpi::Domain& D) { return C::mpi::make_domain(t.comm(), m[0], m[1], m[2], D, dims); },
+      [&](const stnc_rt::Layout& L, long steps, C::real** f) {
+        return C::cuda::step(L, steps, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12], d0, d1, d2);
+      },
+      [&](stnc_mpi::Domain& D, long steps, C::real** f) {
+        return C::mpi::cuda::step(D, steps, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12], d0,
+                                  d1, d2);
+      },
+      nullptr, nullptr,
+      [](const stnc_mpi::Domain& D, int root, const C::real* l, C::real* g) { return C::mpi::cuda::gather(D, root, l, g); },
+      [](const stnc_mpi::Domain& D, int root, const C::real* g, C::real* l) { return C::mpi::cuda::scatter(D, root, g, l); }};
   if (o.check) {
     const long n[3] = {37, 19, 23};
     const int alongK[3] = {1, 1, t.size}, alongJ[3] = {1, t.size, 1};
@@ -340,21 +356,6 @@ int body(Team& t, const Options& o) {
       failures += checkCase(t, heat, n, alongK, 40);
       failures += checkCase(t, heat, n, alongJ, 40);
     }
-    namespace C = stn::hypterm;
-    const C::real d0 = 0.5, d1 = 0.25, d2 = 0.125;
-    DevKernel<C::real> hyp{"hypterm", 3, C::kFieldCount, C::kFields,
-        [](const long* m) { return C::layout(m[0], m[1], m[2]); },
-        [&t](const long* m, const int* dims, stnc_mpi::Domain& D) { return C::mpi::make_domain(t.comm(), m[0], m[1], m[2], D, dims); },
-        [&](const stnc_rt::Layout& L, long steps, C::real** f) {
-          return C::cuda::step(L, steps, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12], d0, d1, d2);
-        },
-        [&](stnc_mpi::Domain& D, long steps, C::real** f) {
-          return C::mpi::cuda::step(D, steps, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12], d0,
-                                    d1, d2);
-        },
-        nullptr, nullptr,
-        [](const stnc_mpi::Domain& D, int root, const C::real* l, C::real* g) { return C::mpi::cuda::gather(D, root, l, g); },
-        [](const stnc_mpi::Domain& D, int root, const C::real* g, C::real* l) { return C::mpi::cuda::scatter(D, root, g, l); }};
     failures += checkCase(t, hyp, n, nullptr, 2);
     namespace B = stn::box2d;
     const B::real w = 0.3;
@@ -388,6 +389,11 @@ int body(Team& t, const Options& o) {
     const long strong[3] = {N, N, N}, weak[3] = {N * dims[0], N * dims[1], N * dims[2]};
     failures += benchCase(t, heat, "strong", strong, dims, o.bench);
     failures += benchCase(t, heat, "weak", weak, dims, o.bench);
+    // CNS hypterm (13 fields, halo 4 on 8 inputs): the same grids unless --cns-size N is given.
+    const long M = o.cnsSize > 0 ? o.cnsSize : N;
+    const long strongC[3] = {M, M, M}, weakC[3] = {M * dims[0], M * dims[1], M * dims[2]};
+    failures += benchCase(t, hyp, "strong", strongC, dims, o.bench);
+    failures += benchCase(t, hyp, "weak", weakC, dims, o.bench);
   }
   return failures ? 1 : 0;
 }
@@ -401,13 +407,14 @@ bool parse(int argc, char** argv, Options& o) {
     };
     if (a == "--check") o.check = true;
     else if (a == "--bench") o.bench.size = value();
+    else if (a == "--cns-size") o.cnsSize = value();
     else if (a == "--steps") o.bench.steps = value();
     else if (a == "--reps") o.bench.reps = static_cast<int>(value());
     else if (a == "--gpus") o.gpus = static_cast<int>(value());
     else return false;
   }
   if (!o.check && o.bench.size <= 0) o.check = true;
-  return o.bench.size >= 0 && o.bench.steps > 0 && o.bench.reps > 0 && o.gpus >= 0;
+  return o.bench.size >= 0 && o.cnsSize >= 0 && o.bench.steps > 0 && o.bench.reps > 0 && o.gpus >= 0;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // backend's bit for bit. Tuned schedules are the optimizing middle-end's job (docs/DESIGN.md).
 #include <functional>
 #include <map>
+#include <tuple>
 
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
@@ -24,74 +25,86 @@ std::string restrictArgs(const dag::Kernel& k) {
 }
 
 
-// A register-queue slot: field f at dim-0 offset d of the thread's row `row` (0 unless the
-// schedule computes several dim-1 rows per thread).
-std::string slotName(const std::string& field, int row, int d) {
-  return cIdent(field) + "q_" + (row > 0 ? "r" + std::to_string(row) + "_" : "") +
+// A register-queue slot: field f at dim-0 offset d of the thread's row `row` and column `col` (both
+// 0 unless the schedule computes several dim-1 rows or dim-2 points per thread).
+std::string slotName(const std::string& field, int row, int col, int d) {
+  return cIdent(field) + "q_" + (row > 0 ? "r" + std::to_string(row) + "_" : "") + (col > 0 ? "c" + std::to_string(col) + "_" : "") +
          (d < 0 ? "m" + std::to_string(-d) : std::to_string(d)) + "_";
 }
 
 struct Queue {
   std::string field;
   int lo, hi;
-  int row = 0;
+  int row = 0, col = 0;
 };
 
 // part: the queues of one part's kernel (-2: of the whole kernel). A field another part reads along
 // dim 0 gets no queue in a part that does not read it (it would be loaded for nothing).
-std::vector<Queue> queuesOf(const dag::Context& ctx, const dag::Kernel& k, int rows = 1, int part = -2) {
+std::vector<Queue> queuesOf(const dag::Context& ctx, const dag::Kernel& k, int rows = 1, int vec = 1, int part = -2) {
   std::vector<Queue> qs;
   for (const dag::Field& f : k.fields) {
     int lo, hi;
     if (dag::isRead(f.role) && passes::queueSpan(ctx, k, f.name, lo, hi, part))
-      for (int r = 0; r < rows; ++r) qs.push_back({f.name, lo, hi, r});
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < vec; ++c) qs.push_back({f.name, lo, hi, r, c});
   }
   return qs;
 }
 
-// The kernel computing `rows` consecutive dim-1 rows per thread: the outputs of `part`, once per
-// row, with every access shifted by the row along axis 1, built in a copy of the context. Hash
-// consing makes the loads the rows share (row r's u[i,j+1,k] is row r+1's u[i,j,k]) one node.
-struct RowKernel {
+// The kernel computing a tile of `rows` consecutive dim-1 rows x `vec` consecutive dim-2 points per
+// thread: the outputs of `part`, once per tile point, with every access shifted by the point's
+// offset, built in a copy of the context. Hash consing makes the loads the points share (row r's
+// u[i,j+1,k] is row r+1's u[i,j,k]) one node.
+struct TileKernel {
   dag::Context ctx;
   dag::Kernel k;
-  std::vector<int> rowOf;  // per output of k
+  std::vector<int> rowOf, colOf;  // per output of k
 };
 
-RowKernel rowKernel(const dag::Context& src, const dag::Kernel& k, int part, int rows) {
-  RowKernel rk{src, k, {}};
-  rk.k.outputs.clear();
-  for (int r = 0; r < rows; ++r) {
-    std::map<dag::NodeId, dag::NodeId> memo;
-    std::function<dag::NodeId(dag::NodeId)> shift = [&](dag::NodeId id) -> dag::NodeId {
-      if (r == 0) return id;
-      auto it = memo.find(id);
-      if (it != memo.end()) return it->second;
-      const dag::Node n = rk.ctx.node(id);  // a copy: the context grows below
-      dag::NodeId out = id;
-      if (n.kind == dag::NodeKind::Access) {
-        dag::Offset o = n.offset;
-        o.d[1] += r;
-        out = rk.ctx.access(n.sym, o);
-      } else if (n.kind == dag::NodeKind::Select) {
-        out = rk.ctx.select(shift(n.operands[0]), shift(n.operands[1]), shift(n.operands[2]));
-      } else if (n.kind == dag::NodeKind::Apply) {
-        dag::NodeId ops[3] = {dag::kNoNode, dag::kNoNode, dag::kNoNode};
-        for (int i = 0; i < n.operandCount(); ++i) ops[i] = shift(n.operands[i]);
-        out = rk.ctx.apply(n.op, ops[0], ops[1], ops[2]);
+TileKernel tileKernel(const dag::Context& src, const dag::Kernel& k, int part, int rows, int vec) {
+  TileKernel tk{src, k, {}, {}};
+  tk.k.outputs.clear();
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < vec; ++c) {
+      std::map<dag::NodeId, dag::NodeId> memo;
+      std::function<dag::NodeId(dag::NodeId)> shift = [&](dag::NodeId id) -> dag::NodeId {
+        if (r == 0 && c == 0) return id;
+        auto it = memo.find(id);
+        if (it != memo.end()) return it->second;
+        const dag::Node n = tk.ctx.node(id);  // a copy: the context grows below
+        dag::NodeId out = id;
+        if (n.kind == dag::NodeKind::Access) {
+          dag::Offset o = n.offset;
+          o.d[1] += r;
+          o.d[2] += c;
+          out = tk.ctx.access(n.sym, o);
+        } else if (n.kind == dag::NodeKind::Select) {
+          out = tk.ctx.select(shift(n.operands[0]), shift(n.operands[1]), shift(n.operands[2]));
+        } else if (n.kind == dag::NodeKind::Apply) {
+          dag::NodeId ops[3] = {dag::kNoNode, dag::kNoNode, dag::kNoNode};
+          for (int i = 0; i < n.operandCount(); ++i) ops[i] = shift(n.operands[i]);
+          out = tk.ctx.apply(n.op, ops[0], ops[1], ops[2]);
+        }
+        return memo[id] = out;
+      };
+      for (const dag::Output& o : k.outputs) {
+        if (o.region != part) continue;
+        dag::Output copy = o;
+        copy.value = shift(o.value);
+        tk.k.outputs.push_back(copy);
+        tk.rowOf.push_back(r);
+        tk.colOf.push_back(c);
       }
-      return memo[id] = out;
-    };
-    for (const dag::Output& o : k.outputs) {
-      if (o.region != part) continue;
-      dag::Output c = o;
-      c.value = shift(o.value);
-      rk.k.outputs.push_back(c);
-      rk.rowOf.push_back(r);
     }
-  }
-  return rk;
+  return tk;
 }
+
+// The CUDA vector type of `vec` elements (8 or 16 bytes) and its constructor.
+std::string vecType(const dag::Kernel& k, int vec) { return std::string(k.type == dag::ElemType::F32 ? "float" : "double") + std::to_string(vec); }
+const char* kLane[4] = {".x", ".y", ".z", ".w"};
+
+// Floor division (offsets may be negative).
+int floorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 std::string scheduleComment(const dag::Context& ctx, const dag::Kernel& k) {
   const dag::Schedule& s = k.schedule;
@@ -102,6 +115,9 @@ std::string scheduleComment(const dag::Context& ctx, const dag::Kernel& k) {
     if (s.prefetch > 0) c += ", queues load " + std::to_string(s.prefetch) + " plane(s) ahead";
     if (s.unroll > 1) c += ", loop unrolled " + std::to_string(s.unroll) + "x";
     if (s.rows > 1) c += ", " + std::to_string(s.rows) + " dim-1 rows per thread (loads shared between the rows)";
+    if (s.vec > 1)
+      c += ", " + std::to_string(s.vec) + " consecutive dim-2 points per thread (" + std::to_string(s.vec * dag::elemSize(k.type)) +
+           "-byte vector loads and stores; in-row neighbours shared)";
     for (const Queue& q : queuesOf(ctx, k))
       c += "\n  register queue: " + q.field + " at " + k.axes[0] + "" + std::to_string(q.lo) + ".." + std::to_string(q.hi) +
            " (one new load per point instead of " + std::to_string(q.hi - q.lo + 1) + ")";
@@ -151,11 +167,13 @@ void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part
   p.closeScope(launchName(k, part));
 }
 
-// One stream kernel: each thread walks a chunk of dim 0 for `rows` consecutive dim-1 rows.
-void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part, int rows, const std::string& kname) {
+// One stream kernel: each thread walks a chunk of dim 0 for a tile of `rows` consecutive dim-1 rows
+// x `vec` consecutive dim-2 points (vec > 1: the launcher gives it columns in aligned groups of vec).
+void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part, int rows, int vec, const std::string& kname) {
   const std::string real = dag::elemCType(k.type);
-  const RowKernel rk = rowKernel(m.ctx, k, part, rows);
-  std::vector<Queue> qs = queuesOf(m.ctx, k, rows, part);
+  const std::string vt = vec > 1 ? vecType(k, vec) : real;
+  const TileKernel tk = tileKernel(m.ctx, k, part, rows, vec);
+  std::vector<Queue> qs = queuesOf(m.ctx, k, rows, vec, part);
   p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY) " + kname +
               "(const stnc_rt::Layout L_, const stnc_rt::Box B_, const long chunk_, " + restrictArgs(k) + ")");
   std::string unused = usedNamesVoidCast(m.ctx, k, false, part);
@@ -163,16 +181,30 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
   p.line("const long s0_ = L_.stride[0];");
   p.line("const long s1_ = L_.stride[1];");
   p.line("(void)s1_;");
-  p.line("// Columns start at a multiple of kBlockX (a box starting mid-row, like a region, keeps whole-line loads).");
-  p.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX) + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
+  if (vec == 1) {
+    p.line("// Columns start at a multiple of kBlockX (a box starting mid-row, like a region, keeps whole-line loads).");
+    p.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX) + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
+  } else {
+    p.line("// Columns z_ .. z_+" + std::to_string(vec - 1) + " of this thread: the box's dim-2 bounds are multiples of " +
+           std::to_string(vec) + " and so are the row starts, so every " + std::to_string(vec * dag::elemSize(k.type)) +
+           "-byte vector access is aligned.");
+    p.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX * " + std::to_string(vec) + ") + (blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x) * " +
+           std::to_string(vec) + ";");
+  }
   if (rows == 1) {
     p.line("const long y_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y;");
-    p.line("if (z_ < B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;  // no block-wide barrier follows");
   } else {
     p.line("// Rows y_ .. y_+" + std::to_string(rows - 1) + " of this thread; the launcher gives this kernel a multiple of " +
            std::to_string(rows) + " rows.");
     p.line("const long y_ = B_.lo[1] + (blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y) * " + std::to_string(rows) + ";");
+  }
+  if (vec == 1) {
     p.line("if (z_ < B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;  // no block-wide barrier follows");
+  } else {
+    p.line("// A group overlapping the box's first or last column computes every point and stores those inside");
+    p.line("// (the launcher checked that the group's reads stay in the allocated rows).");
+    p.line("if (z_ + " + std::to_string(vec) + " <= B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;  // no block-wide barrier follows");
+    p.line("const bool whole_ = z_ >= B_.lo[2] && z_ + " + std::to_string(vec) + " <= B_.hi[2];");
   }
   p.line("const long x0_ = B_.lo[0] + blockIdx.z * chunk_;");
   p.line("const long x1_ = x0_ + chunk_ < B_.hi[0] ? x0_ + chunk_ : B_.hi[0];");
@@ -183,44 +215,107 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
     p.line("// a load past the last allocated plane is skipped (its value is never used).");
     p.line("const long last_ = L_.dim[0] - 1 - L_.pad[0];  // last allocated plane of dim 0");
   }
-  // A queue slot at dim-0 offset d from x: a plain load when d is within the footprint (always
-  // allocated), a guarded one for the prefetched planes beyond it.
+  // The text of a load of `field` at offset o from p_: a scalar, or (vec > 1) the vector whose first
+  // element is at o (o.d[2] a multiple of vec).
+  auto loadAt = [&](const std::string& field, const dag::Offset& o) {
+    const std::string addr = cIdent(field) + "[" + offsetIndex(k, o) + "]";
+    return vec == 1 ? addr : "*reinterpret_cast<const " + vt + "*>(&" + addr + ")";
+  };
+  // A queue (the col-0 queue of its vector group) slot at dim-0 offset d from x: a plain load when d
+  // is within the footprint (always allocated), a guarded one for the prefetched planes beyond it.
   auto load = [&](const Queue& q, int d, const std::string& x) {
     dag::Offset o;
     o.d[0] = d;
     o.d[1] = q.row;
-    std::string ld = cIdent(q.field) + "[" + offsetIndex(k, o) + "]";
+    std::string ld = loadAt(q.field, o);
     if (d <= q.hi) return ld;
-    return "(" + x + " + " + std::to_string(d) + " <= last_ ? " + ld + " : " + real + "(0))";
+    return "(" + x + " + " + std::to_string(d) + " <= last_ ? " + ld + " : " + vt + "{})";
+  };
+  // Assigns the slots of queue group q at offset d (every column of the group) from a load.
+  auto assign = [&](const Queue& q, int d, const std::string& x, bool declare) {
+    if (vec == 1) return (declare ? real + " " : "") + slotName(q.field, q.row, 0, d) + " = " + load(q, d, x) + ";";
+    std::string s = "{ const " + vt + " v_ = " + load(q, d, x) + "; ";
+    for (int c = 0; c < vec; ++c) s += slotName(q.field, q.row, c, d) + " = v_" + kLane[c] + "; ";
+    return s + "}";
   };
   for (const Queue& q : qs) {
-    p.line("// register queue: " + q.field + (rows > 1 ? " (row +" + std::to_string(q.row) + ")" : "") + " at " + k.axes[0] +
-           std::to_string(q.lo) + " .. " + k.axes[0] + "+" + std::to_string(q.hi) +
-           (D > 0 ? " (+" + std::to_string(D) + " prefetched)" : ""));
-    for (int d = q.lo; d < q.hi + D; ++d) p.line(real + " " + slotName(q.field, q.row, d) + " = " + load(q, d, "x0_") + ";");
-    p.line(real + " " + slotName(q.field, q.row, q.hi + D) + ";");
+    if (q.col != 0) continue;
+    p.line("// register queue: " + q.field + (rows > 1 ? " (row +" + std::to_string(q.row) + ")" : "") +
+           (vec > 1 ? " (columns +0.." + std::to_string(vec - 1) + ")" : "") + " at " + k.axes[0] + std::to_string(q.lo) + " .. " +
+           k.axes[0] + "+" + std::to_string(q.hi) + (D > 0 ? " (+" + std::to_string(D) + " prefetched)" : ""));
+    std::string decl = real;
+    for (int c = 0; c < vec; ++c)
+      for (int d = q.lo; d <= q.hi + D; ++d) decl += (decl == real ? " " : ", ") + slotName(q.field, q.row, c, d);
+    p.line(decl + ";");
+    for (int d = q.lo; d < q.hi + D; ++d) p.line(assign(q, d, "x0_", false));
   }
   if (k.schedule.unroll > 1) p.line("#pragma unroll " + std::to_string(k.schedule.unroll));
   p.openScope("for (long x_ = x0_; x_ < x1_; ++x_, p_ += s0_)");
   for (const Queue& q : qs)
-    p.line(slotName(q.field, q.row, q.hi + D) + " = " + load(q, q.hi + D, "x_") + ";  // the one new load of " + q.field);
+    if (q.col == 0) p.line(assign(q, q.hi + D, "x_", false) + "  // the one new load of " + q.field);
+  // vec > 1: every other access is read through the aligned vector holding it, one load per vector.
+  std::map<std::tuple<std::string, int, int, int>, std::string> vecLoads;
+  auto queued = [&](const dag::Node& n) -> const Queue* {
+    for (const Queue& q : qs)
+      if (q.field == tk.ctx.name(n.sym) && n.offset.d[1] == q.row && n.offset.d[2] == q.col && n.offset.d[0] >= q.lo &&
+          n.offset.d[0] <= q.hi)
+        return &q;
+    return nullptr;
+  };
+  if (vec > 1) {
+    for (dag::NodeId id : dag::liveNodes(tk.ctx, tk.k, part)) {
+      const dag::Node& n = tk.ctx.node(id);
+      if (n.kind != dag::NodeKind::Access || queued(n)) continue;
+      auto key = std::make_tuple(tk.ctx.name(n.sym), n.offset.d[0], n.offset.d[1], floorDiv(n.offset.d[2], vec));
+      if (vecLoads.count(key)) continue;
+      const std::string name = "v" + std::to_string(vecLoads.size()) + "_";
+      vecLoads[key] = name;
+      dag::Offset o = n.offset;
+      o.d[2] = std::get<3>(key) * vec;
+      p.line("const " + vt + " " + name + " = " + loadAt(std::get<0>(key), o) + ";");
+    }
+  }
   emitPointBody(
-      p, rk.ctx, rk.k, part,
+      p, tk.ctx, tk.k, part,
       [&](const dag::Node& n) {
-        for (const Queue& q : qs)
-          if (q.field == rk.ctx.name(n.sym) && n.offset.d[1] == q.row && n.offset.d[2] == 0 && n.offset.d[0] >= q.lo &&
-              n.offset.d[0] <= q.hi)
-            return slotName(q.field, q.row, n.offset.d[0]);
-        return accessLoad(rk.ctx, rk.k, n);
+        if (const Queue* q = queued(n)) return slotName(q->field, q->row, q->col, n.offset.d[0]);
+        if (vec == 1) return accessLoad(tk.ctx, tk.k, n);
+        const int g = floorDiv(n.offset.d[2], vec);
+        return vecLoads.at(std::make_tuple(tk.ctx.name(n.sym), n.offset.d[0], n.offset.d[1], g)) + kLane[n.offset.d[2] - g * vec];
       },
       [&](size_t i, const dag::Output& o) {
         dag::Offset at;
-        at.d[1] = rk.rowOf[i];
+        at.d[1] = tk.rowOf[i];
+        at.d[2] = tk.colOf[i];
+        if (vec > 1) return "const " + real + " " + cIdent(o.field) + "_r" + std::to_string(at.d[1]) + "_c" + std::to_string(at.d[2]) + "_";
         return cIdent(o.field) + "[" + offsetIndex(k, at) + "]";
       });
+  if (vec > 1) {  // one vector store per output row; a group at the box's edge stores its inside points
+    std::vector<std::string> whole, part;
+    for (size_t i = 0; i < tk.k.outputs.size(); ++i) {
+      const dag::Output& o = tk.k.outputs[i];
+      dag::Offset at;
+      at.d[1] = tk.rowOf[i];
+      auto val = [&](int c) { return cIdent(o.field) + "_r" + std::to_string(at.d[1]) + "_c" + std::to_string(c) + "_"; };
+      at.d[2] = tk.colOf[i];
+      part.push_back("if (z_ + " + std::to_string(at.d[2]) + " >= B_.lo[2] && z_ + " + std::to_string(at.d[2]) + " < B_.hi[2]) " +
+                     cIdent(o.field) + "[" + offsetIndex(k, at) + "] = " + val(at.d[2]) + ";");
+      if (tk.colOf[i] != 0) continue;
+      at.d[2] = 0;
+      std::string vals;
+      for (int c = 0; c < vec; ++c) vals += (c ? ", " : "") + val(c);
+      whole.push_back("*reinterpret_cast<" + vt + "*>(&" + cIdent(o.field) + "[" + offsetIndex(k, at) + "]) = " + vt + "{" + vals + "};");
+    }
+    p.openScope("if (whole_)");
+    for (const std::string& l : whole) p.line(l);
+    p.closeScope();
+    p.openScope("else  // the box's first or last column group");
+    for (const std::string& l : part) p.line(l);
+    p.closeScope();
+  }
   for (const Queue& q : qs) {
     std::string rot;
-    for (int d = q.lo; d < q.hi + D; ++d) rot += slotName(q.field, q.row, d) + " = " + slotName(q.field, q.row, d + 1) + "; ";
+    for (int d = q.lo; d < q.hi + D; ++d) rot += slotName(q.field, q.row, q.col, d) + " = " + slotName(q.field, q.row, q.col, d + 1) + "; ";
     rot.pop_back();
     p.line(rot);
   }
@@ -229,13 +324,15 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
   p.line();
 }
 
-// Launches kernel `kname` (rows dim-1 rows per thread) over box `box`; the code returns on error.
-void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& box, int rows, const std::string& args) {
+// Launches kernel `kname` (a tile of rows x vec points per thread) over box `box`; the code returns
+// on error.
+void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& box, int rows, int vec, const std::string& args) {
+  const std::string cols = vec > 1 ? "kBlockX * " + std::to_string(vec) : "kBlockX";
   p.openScope("");
   p.line("const stnc_rt::Box& b_ = " + box + ";");
   p.line("const long nx_ = b_.hi[0] - b_.lo[0];");
-  p.line("const long gx_ = (b_.hi[2] - stnc_rt::alignDown(b_.lo[2], kBlockX) + kBlockX - 1) / kBlockX, gy_ = (b_.hi[1] - b_.lo[1] + kBlockY * " +
-         std::to_string(rows) + " - 1) / (kBlockY * " + std::to_string(rows) + ");");
+  p.line("const long gx_ = (b_.hi[2] - stnc_rt::alignDown(b_.lo[2], " + cols + ") + " + cols + " - 1) / (" + cols +
+         "), gy_ = (b_.hi[1] - b_.lo[1] + kBlockY * " + std::to_string(rows) + " - 1) / (kBlockY * " + std::to_string(rows) + ");");
   p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
   p.line("// Enough blocks for ~8 resident 256-thread blocks per SM; longer chunks amortise the queue prologue.");
   p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");
@@ -251,10 +348,12 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
 
 void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part) {
   const std::string kname = partName(k, part);
-  const int rows = std::max(1, k.schedule.rows);
-  emitStreamKernel(p, m, k, part, rows, kname);
-  // Rows left over when the box's dim-1 extent is not a multiple of `rows`: one row per thread.
-  if (rows > 1) emitStreamKernel(p, m, k, part, 1, kname + "_rest");
+  const int rows = std::max(1, k.schedule.rows), vec = std::max(1, k.schedule.vec);
+  emitStreamKernel(p, m, k, part, rows, vec, kname);
+  // Rows left over when the box's dim-1 extent is not a multiple of `rows`, and columns outside the
+  // box's vec-aligned span: one point per thread.
+  const bool tiled = rows > 1 || vec > 1;
+  if (tiled) emitStreamKernel(p, m, k, part, 1, 1, kname + "_rest");
   p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " +
               declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
   p.line("static int sms_ = 0;  // multiprocessors of the current device, read once");
@@ -263,19 +362,52 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   p.line("if (cudaGetDevice(&dev_) != cudaSuccess || cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev_) != cudaSuccess || sms_ <= 0) sms_ = 132;");
   p.closeScope("");
   const std::string args = callArgs(k, ArgMode::Sweep);
-  if (rows == 1) {
-    emitStreamLaunch(p, kname, "B_", 1, args);
-  } else {
-    p.line("stnc_rt::Box main_ = B_, rest_ = B_;  // rows in multiples of " + std::to_string(rows) + ", then the rest");
-    p.line("main_.hi[1] = B_.lo[1] + (B_.hi[1] - B_.lo[1]) / " + std::to_string(rows) + " * " + std::to_string(rows) + ";");
-    p.line("rest_.lo[1] = main_.hi[1];");
-    p.openScope("if (!stnc_rt::boxEmpty(main_))");
-    emitStreamLaunch(p, kname, "main_", rows, args);
-    p.closeScope("");
-    p.openScope("if (!stnc_rt::boxEmpty(rest_))");
-    emitStreamLaunch(p, kname + "_rest", "rest_", 1, args);
-    p.closeScope("");
+  if (!tiled) {
+    emitStreamLaunch(p, kname, "B_", 1, 1, args);
+    p.line("return cudaSuccess;");
+    p.closeScope(launchName(k, part));
+    return;
   }
+  const std::string R = std::to_string(rows), V = std::to_string(vec);
+  p.line("// The tiled kernel takes rows in multiples of " + R + (vec > 1 ? " and columns in aligned groups of " + V : std::string()) +
+         "; the rest (at most 3 boxes) one point per thread.");
+  p.line("stnc_rt::Box main_ = B_, rest_[3] = {B_, B_, B_};");
+  p.line("main_.hi[1] = B_.lo[1] + (B_.hi[1] - B_.lo[1]) / " + R + " * " + R + ";");
+  if (vec > 1) {
+    // The vector groups a thread reads span these dim-2 offsets from its first column z_.
+    int minD = 0, maxD = 0;
+    for (dag::NodeId id : dag::liveNodes(m.ctx, k, part)) {
+      const dag::Node& n = m.ctx.node(id);
+      if (n.kind != dag::NodeKind::Access) continue;
+      minD = std::min(minD, n.offset.d[2]);
+      maxD = std::max(maxD, n.offset.d[2] + vec - 1);
+    }
+    const std::string lowReach = std::to_string(floorDiv(minD, vec) * vec), highReach = std::to_string((floorDiv(maxD, vec) + 1) * vec);
+    std::string aligned = "L_.origin % " + V + " == 0 && L_.stride[1] % " + V + " == 0 && L_.stride[0] % " + V + " == 0";
+    for (const dag::Field& f : k.fields)
+      aligned += " && reinterpret_cast<unsigned long>(" + cIdent(f.name) + ") % (" + V + " * sizeof(real)) == 0";
+    p.line("// Vector accesses need aligned rows (stnc_rt::makeLayout gives 128-byte aligned ones); otherwise no vectors.");
+    p.line("const bool aligned_ = " + aligned + ";");
+    p.line("// Groups overlapping the box's first / last column also compute (not store) the points outside it, so");
+    p.line("// their reads (offsets " + lowReach + " .. " + highReach + " from the group) must stay within the allocated row;");
+    p.line("// where they would not, those columns go to the one-point kernel.");
+    p.line("const long zlo_ = stnc_rt::alignDown(B_.lo[2], " + V + "), zhi_ = stnc_rt::alignDown(B_.hi[2] + " + V + " - 1, " + V + ");");
+    p.line("main_.lo[2] = zlo_ + (" + lowReach + ") >= -L_.pad[2] ? B_.lo[2] : stnc_rt::alignDown(B_.lo[2] + " + V + " - 1, " + V + ");");
+    p.line("main_.hi[2] = zhi_ - " + V + " + " + highReach + " <= L_.dim[2] - L_.pad[2] ? B_.hi[2] : stnc_rt::alignDown(B_.hi[2], " + V + ");");
+    p.line("if (!aligned_ || main_.lo[2] >= main_.hi[2]) main_.lo[2] = main_.hi[2] = B_.hi[2];  // no vector columns");
+  }
+  p.line("rest_[0].lo[1] = main_.hi[1];  // the rows left over");
+  p.line("rest_[1].hi[1] = rest_[2].hi[1] = main_.hi[1];");
+  p.line("rest_[1].hi[2] = main_.lo[2];  // columns before the vector span (none unless the reads would leave the row)");
+  p.line("rest_[2].lo[2] = main_.hi[2];  // and after it");
+  p.openScope("if (!stnc_rt::boxEmpty(main_))");
+  emitStreamLaunch(p, kname, "main_", rows, vec, args);
+  p.closeScope("");
+  p.openScope("for (const stnc_rt::Box& r_ : rest_)");
+  p.openScope("if (!stnc_rt::boxEmpty(r_))");
+  emitStreamLaunch(p, kname + "_rest", "r_", 1, 1, args);
+  p.closeScope("");
+  p.closeScope("");
   p.line("return cudaSuccess;");
   p.closeScope(launchName(k, part));
 }

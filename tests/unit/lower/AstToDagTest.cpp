@@ -124,7 +124,7 @@ TEST_CASE("box(R) and star(R) expand for the rank of the stencil, in lexicograph
         std::vector<std::string>{"u[0,0]"});
 }
 
-TEST_CASE("explicit offsets carry weights; weight 1 adds no multiplication") {
+TEST_CASE("explicit offsets carry weights - weight 1 adds no multiplication") {
   std::string lap = "offsets lap = { [0,0,0]: -6.0, [-1,0,0], [1,0,0]: 2 };\n";
   CHECK(terms(lap + k3 + "o = apply(lap, u); }") ==
         std::vector<std::string>{"(-6 * u[0,0,0])", "u[-1,0,0]", "(2 * u[1,0,0])"});
@@ -151,7 +151,7 @@ TEST_CASE("an offset variable inside a def argument is resolved in the caller") 
               "o = sum(q in p) sh(u[q]); }") == std::vector<std::string>{"u[1,1,0]", "u[0,1,1]"});
 }
 
-TEST_CASE("a let is one node shared by every use; an indexed let is shifted") {
+TEST_CASE("a let is one node shared by every use - an indexed let is shifted") {
   auto c = compileText(
       "stencil s(i, j, k) { in a, b; out x, y, z;\n"
       "  let g = a[i+1,j,k] - a[i-1,j,k];\n"

@@ -25,16 +25,45 @@ dag::Schedule policy(const char* src, const passes::ScheduleOverride& o = {}) {
 
 }  // namespace
 
-TEST_CASE("a 3-D star streams with one row per thread; a box gets four rows per thread") {
+TEST_CASE("a 3-D star streams with two points per thread in vectors - a box also gets two rows per thread") {
   dag::Schedule star = policy(kStar7);
   CHECK(star.strategy == dag::Strategy::Stream);
   CHECK(star.rows == 1);
-  CHECK(star.blockY == 16);
+  CHECK(star.vec == 2);     // one 16-byte load per pair of f64 points
+  CHECK(star.blockY == 8);  // f64 with vectors: 32x8
   dag::Schedule box = policy(kBox27);
   CHECK(box.strategy == dag::Strategy::Stream);
-  CHECK(box.rows == 4);
-  CHECK(box.blockY == 8);  // 256 threads: up to 255 registers for the four rows' queues
+  CHECK(box.rows == 2);
+  CHECK(box.vec == 2);
+  CHECK(box.blockY == 8);  // 256 threads: up to 255 registers for the tile's queues
   CHECK(box.unroll == 2);
+  // f32 keeps 32x16 blocks (small queues) and pairs (8-byte vectors measured faster than 16-byte ones).
+  dag::Schedule f32 = policy("stencil s(i, j, k) : f32 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k] + u[i,j,k+1]; }");
+  CHECK(f32.vec == 2);
+  CHECK(f32.blockY == 16);
+}
+
+TEST_CASE("kernels with more than two outputs keep one point per thread - 2-D kernels have no vectors") {
+  dag::Schedule three = policy(
+      "stencil s(i, j, k) : f64 { in u; out a, b, c; a = u[i-1,j,k] + u[i+1,j,k]; b = u[i-1,j,k] - u[i+1,j,k]; "
+      "c = u[i-1,j,k] * u[i+1,j,k]; }");
+  CHECK(three.strategy == dag::Strategy::Stream);
+  CHECK(three.vec == 1);
+  passes::ScheduleOverride o;
+  o.vec = 2;
+  dag::Schedule flat = policy("stencil s(i, j) : f64 { in u; out v; v = u[i-1,j] + u[i+1,j]; }", o);
+  CHECK(flat.strategy == dag::Strategy::Naive);
+  CHECK(flat.vec == 1);
+}
+
+TEST_CASE("a vector is at most 16 bytes: --vec 4 on f64 becomes 2, on f32 stays 4") {
+  passes::ScheduleOverride o;
+  o.vec = 4;
+  dag::Schedule d = policy(kStar7, o);
+  CHECK(d.vec == 2);
+  CHECK(d.reason.find("exceeds 16 bytes") != std::string::npos);
+  dag::Schedule f = policy("stencil s(i, j, k) : f32 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k]; }", o);
+  CHECK(f.vec == 4);
 }
 
 TEST_CASE("options on the command line win over the policy") {
@@ -61,13 +90,15 @@ TEST_CASE("autotune candidates: the policy first, naive and stream variants, FMA
   std::vector<passes::ScheduleOverride> c = passes::scheduleCandidates(base);
   REQUIRE(c.size() >= 6);
   CHECK(c[0].strategy == "auto");
-  bool naive = false, rows4 = false, prefetch = false;
+  bool naive = false, rows4 = false, prefetch = false, vec = false;
   for (const auto& o : c) {
     CHECK(o.contractFma);
     naive |= o.strategy == "naive";
     rows4 |= o.strategy == "stream" && o.rows == 4;
     prefetch |= o.strategy == "stream" && o.prefetch > 0;
+    vec |= o.strategy == "stream" && o.vec > 1;
   }
+  CHECK(vec);
   CHECK(naive);
   CHECK(rows4);
   CHECK(prefetch);

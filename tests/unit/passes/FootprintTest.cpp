@@ -18,7 +18,7 @@ using A3 = std::array<int, 3>;
 
 }  // namespace
 
-TEST_CASE("footprint is per field, per axis and per side; the halo is symmetric") {
+TEST_CASE("footprint is per field, per axis and per side - the halo is symmetric") {
   auto c = test::compileText(
       "stencil s(i, j, k) { in u, v; out la;\n"
       "  la = u[i-1,j,k] + u[i,j,k+2] + v[i,j+3,k] + v[i,j-1,k]; }");
