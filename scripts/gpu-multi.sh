@@ -122,7 +122,7 @@ say "probe: $devices GPU(s) (sm_$cap), MPI: $([[ $have_mpi == 1 ]] && echo yes |
 write_report_header() {
   echo "# gpu-multi: the distributed launchers on several GPUs"
   echo
-  echo "$(date -Is) on $(hostname). Command: \`STNC=${STNC:-build-static/stnc} bash scripts/gpu-multi.sh --size $size --steps $steps\`"
+  echo "$(date -Is) on $(hostname). Command: \`STNC=${STNC:-build-static/stnc} bash scripts/gpu-multi.sh --size $size --cns-size $cns_size --steps $steps\`"
   echo "(NCCL_NVLS_ENABLE=0: NVLink multicast off.)"
   echo
   echo "## Probe"

@@ -345,7 +345,12 @@ int body(Team& t, const Options& o) {
         return C::mpi::cuda::step(D, steps, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12], d0,
                                   d1, d2);
       },
-      nullptr, nullptr,
+      [&](stnc_mpi::Domain& D, C::real** f) {
+        return C::mpi::cuda::exchange(D, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12], d0, d1, d2);
+      },
+      [&](const stnc_rt::Layout& L, C::real** f) {
+        return C::cuda::sweep(L, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12], d0, d1, d2);
+      },
       [](const stnc_mpi::Domain& D, int root, const C::real* l, C::real* g) { return C::mpi::cuda::gather(D, root, l, g); },
       [](const stnc_mpi::Domain& D, int root, const C::real* g, C::real* l) { return C::mpi::cuda::scatter(D, root, g, l); }};
   if (o.check) {
