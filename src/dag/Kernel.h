@@ -91,6 +91,8 @@ struct Schedule {
   int rows = 1;         // Stream: consecutive dim-1 rows per thread (loads shared between the rows)
   int vec = 1;          // Stream: consecutive dim-2 points per thread, read and written as one 16-byte
                         // (or 8-byte) vector per aligned group (2 for f64; 2 or 4 for f32)
+  int temporal = 0;     // 1: cuda::step fuses steps in pairs (temporal blocking, --temporal=on)
+  std::string temporalWhy;  // why (not), for the generated comment and --report
   std::string reason;   // why, for the generated comment and --report
 };
 

@@ -288,6 +288,8 @@ int applySchedules(dag::Module& m, const std::string& text, std::string& error) 
       continue;
     }
     dag::Schedule s;
+    s.temporal = k.schedule.temporal;  // a step-loop choice, not timed by the autotuner: the policy's stays
+    s.temporalWhy = k.schedule.temporalWhy;
     if (!e.contains("schedule") || !scheduleFromJson(e["schedule"], s)) {
       error = "kernel '" + k.name + "': malformed schedule entry";
       return -1;

@@ -83,6 +83,12 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
                  "stream: consecutive points of the innermost axis per thread, loaded and stored as one vector "
                  "(1, 2 or 4; at most 16 bytes: 2 for f64); in-row neighbours are shared between them")
       ->check(CLI::IsMember({1, 2, 4}));
+  app.add_option("--temporal", fe.schedule.temporal,
+                 "CUDA step loop: on fuses two time steps per sweep (temporal blocking) in cuda::step where the kernel "
+                 "qualifies (--report says whether and why not); auto: the policy (today: not used, measured slower "
+                 "than single steps, bench/results/2026-11-29-temporal.md); off: never")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   app.add_option("--unroll", fe.schedule.unroll, "stream: unroll factor of the loop along the first axis")
       ->check(CLI::Range(1, 16));
 }

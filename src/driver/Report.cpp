@@ -40,6 +40,7 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
        << (k.schedule.prefetch > 0 ? ", prefetch " + std::to_string(k.schedule.prefetch) : std::string())
        << (k.schedule.rows > 1 ? ", rows " + std::to_string(k.schedule.rows) : std::string())
        << (k.schedule.vec > 1 ? ", vec " + std::to_string(k.schedule.vec) : std::string()) << "\n";
+    os << "  temporal : " << (k.schedule.temporalWhy.empty() ? "-" : k.schedule.temporalWhy) << "\n";
     os << "  why      : " << k.schedule.reason << "\n";
     auto it = ptxas.find(k.name);
     if (it != ptxas.end())

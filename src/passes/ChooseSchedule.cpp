@@ -1,5 +1,7 @@
 #include "passes/ChooseSchedule.h"
 
+#include "passes/TemporalBlocking.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -98,6 +100,20 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     s.vec = maxVec;
   }
   if (s.strategy != dag::Strategy::Stream) s.vec = 1;
+  const TemporalPlan t = planTemporal(ctx, k);
+  if (o.temporal == "off") {
+    s.temporalWhy = "off (--temporal=off)";
+  } else if (!t.ok) {
+    s.temporalWhy = "not possible: " + t.why;
+  } else {
+    // Measured on the H200 (bench/results/2026-11-29-temporal.md, star7 f64 time stepping): the
+    // generated fused pair runs 0.94x the speed of two single steps at 512^3 and 0.67x at 256^3, so
+    // auto does not use it; a hand-written form of the same kernel reaches 1.34x at 512^3 (0.98x at
+    // 256^3), which is the target for the generated one (registers: 32 forced, it spills 60 B).
+    s.temporal = o.temporal == "on" ? 1 : 0;
+    s.temporalWhy = s.temporal ? t.why + " (--temporal=on)"
+                               : "eligible, not used: the fused pair measured 0.94x of two steps at 512^3 f64 (--temporal=on forces it)";
+  }
   return s;
 }
 

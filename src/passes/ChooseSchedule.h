@@ -24,6 +24,7 @@ struct ScheduleOverride {
   int prefetch = -1;              // -1 = default
   int rows = 0;                   // 0 = default
   int vec = 0;                    // 0 = default
+  std::string temporal = "auto";  // auto | on | off: two steps per sweep in cuda::step where possible
   bool contractFma = false;       // --fp-contract=on: the contract-fma pass fuses a*b+c (not a schedule
                                   // choice, but the same kind of user override of the middle end)
 };

@@ -9,6 +9,7 @@
 
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
+#include "codegen/cuda/TemporalPair.h"
 #include "passes/ChooseSchedule.h"
 
 namespace stnc::codegen {
@@ -442,6 +443,9 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.openScope("namespace " + ns);
   p.openScope("namespace");
   emitSweep(p, m, k);
+  const passes::TemporalPlan plan = passes::planTemporal(m.ctx, k);
+  const bool temporal = k.schedule.temporal > 0 && plan.ok;
+  if (temporal) emitTemporalPair(p, m, k, plan);
   std::string fillDecl = declArgs(k, ArgMode::Fill);
   std::string fillCall = callArgs(k, ArgMode::Fill);
   p.openScope("cudaError_t launchFill(const stnc_rt::Layout& L_" + (fillDecl.empty() ? "" : ", " + fillDecl) +
@@ -518,6 +522,47 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("if (e_ == cudaSuccess) e_ = cudaMemsetAsync(counter_, 0, sizeof(long), stream_);");
   p.line("if (e_ == cudaSuccess) e_ = cudaStreamSynchronize(stream_);  // host_ goes out of scope");
   p.closeScope("sources");
+  p.line("long rest_ = steps_;  // steps left for the one-step loop below");
+  if (temporal) {
+    const std::string IN = cIdent(plan.in), OUT = cIdent(plan.out);
+    std::string pairCall;
+    for (const dag::Field& f : k.fields) pairCall += cIdent(f.name) + ", ";
+    for (const std::string& prm : k.params) pairCall += cIdent(prm) + ", ";
+    p.line("// Temporal blocking (--temporal=on): steps in groups of four as two fused pairs,");
+    p.line("// " + plan.in + " -> (" + plan.out + ", third) then third -> (" + plan.out + ", " + plan.in +
+           "): the roles end where four single steps leave them. Not with point sources.");
+    p.line("const bool fuse_ = nsources_ == 0 && steps_ >= 4;");
+    p.line("// The third array is allocated once per host thread and device and kept for later calls (a 1 GiB");
+    p.line("// cudaMalloc + cudaFree per call cost more than the fusion gained); without memory the steps run singly.");
+    p.line("thread_local real* scratch_[64] = {};");
+    p.line("thread_local size_t scratchBytes_[64] = {};");
+    p.line("int dev_ = 0;");
+    p.line("real* third_ = nullptr;");
+    p.openScope("if (e_ == cudaSuccess && fuse_ && cudaGetDevice(&dev_) == cudaSuccess && dev_ >= 0 && dev_ < 64)");
+    p.openScope("if (scratchBytes_[dev_] < L_.count * sizeof(real))");
+    p.line("if (scratch_[dev_]) cudaFree(scratch_[dev_]);");
+    p.line("scratch_[dev_] = nullptr;");
+    p.line("scratchBytes_[dev_] = 0;");
+    p.line("if (cudaMalloc(&scratch_[dev_], L_.count * sizeof(real)) == cudaSuccess) scratchBytes_[dev_] = L_.count * sizeof(real);");
+    p.line("else scratch_[dev_] = nullptr, (void)cudaGetLastError();");
+    p.closeScope();
+    p.line("third_ = scratch_[dev_];");
+    p.closeScope();
+    p.openScope("if (e_ == cudaSuccess && third_)");
+    p.line("// The third array starts as a copy of " + plan.in + ", so its fixed halo cells (axes without a rule) are " + plan.in + "'s.");
+    p.line("if (e_ == cudaSuccess) e_ = cudaMemcpyAsync(third_, " + IN + ", L_.count * sizeof(real), cudaMemcpyDeviceToDevice, stream_);");
+    p.openScope("for (long q_ = 0; e_ == cudaSuccess && q_ < steps_ / 4 * 2; ++q_)");
+    p.line("real* const src_ = q_ % 2 == 0 ? " + IN + " : third_;");
+    p.line("real* const fin_ = q_ % 2 == 0 ? third_ : " + IN + ";");
+    p.line("real* " + IN + " = src_;  // the source array in " + plan.in + "'s role for the fill and the pair");
+    p.line("e_ = launchFill(" + fillArgs + ", stream_);");
+    p.line("// Step 1's values are stored by the last pair only: " + plan.out + " is not read in between.");
+    p.line("if (e_ == cudaSuccess) e_ = launchPair(L_, " + pairCall + "fin_, q_ + 1 == steps_ / 4 * 2, stream_);");
+    p.closeScope("pairs");
+    p.line("if (e_ == cudaSuccess) rest_ = steps_ % 4;");
+    p.line("(void)" + OUT + ";");
+    p.closeScope("temporal blocking");
+  }
   p.line("// One step: fill boundaries, sweep, add point sources, swap the pairs (pointer roles).");
   p.openScope("auto oneStep_ = [&](cudaStream_t st_)");
   p.line("if (e_ == cudaSuccess) e_ = launchFill(" + fillArgs + ", st_);");
@@ -532,8 +577,8 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("cudaGraph_t graph_ = nullptr;");
   p.line("cudaGraphExec_t exec_ = nullptr;");
   p.line("cudaEvent_t ready_ = nullptr;");
-  p.openScope("if (steps_ < 4)");
-  p.line("for (long s_ = 0; s_ < steps_; ++s_) oneStep_(stream_);  // short runs launch directly");
+  p.openScope("if (rest_ < 4)");
+  p.line("for (long s_ = 0; s_ < rest_; ++s_) oneStep_(stream_);  // short runs launch directly");
   p.closeScope("");
   p.openScope("else");
   p.line("// Capture two steps (after two swaps every pointer is back in its role) and replay.");
@@ -549,8 +594,8 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("if (e_ == cudaSuccess) e_ = end_;");
   p.closeScope("capture");
   p.line("if (e_ == cudaSuccess) e_ = cudaGraphInstantiate(&exec_, graph_, 0);");
-  p.line("for (long r_ = 0; e_ == cudaSuccess && r_ < steps_ / 2; ++r_) e_ = cudaGraphLaunch(exec_, stream_);");
-  p.line("if (steps_ % 2 == 1) oneStep_(stream_);");
+  p.line("for (long r_ = 0; e_ == cudaSuccess && r_ < rest_ / 2; ++r_) e_ = cudaGraphLaunch(exec_, stream_);");
+  p.line("if (rest_ % 2 == 1) oneStep_(stream_);");
   p.closeScope("");
   p.line("const cudaError_t sync_ = cudaStreamSynchronize(stream_);");
   p.line("if (e_ == cudaSuccess) e_ = sync_;");

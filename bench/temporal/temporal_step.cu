@@ -1,0 +1,90 @@
+// bench/temporal: cuda::step of bench/temporal/step7.stn as generated (run.sh builds it with
+// --temporal=off and --temporal=on). Prints, per grid, ms per step (median of 5 calls of
+// step(STEPS)) and an FNV-1a hash of both arrays' interiors after one call on a small odd grid,
+// which run.sh compares between the two builds (temporal blocking must not change a bit).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "step7.h"
+
+namespace S = stn::step7;
+
+static void ck(cudaError_t e, int line) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "line %d: %s\n", line, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+#define CK(x) ck((x), __LINE__)
+
+struct Grid {
+  stnc_rt::Layout L;
+  double *u = nullptr, *v = nullptr;
+  Grid(long a, long b, long c) : L(S::layout(a, b, c)) {
+    std::vector<double> h(L.count);
+    std::mt19937_64 g(11);
+    std::uniform_real_distribution<double> d(-1.0, 1.0);
+    CK(cudaMalloc(&u, L.count * sizeof(double)));
+    CK(cudaMalloc(&v, L.count * sizeof(double)));
+    for (auto& x : h) x = d(g);
+    CK(cudaMemcpy(u, h.data(), L.count * sizeof(double), cudaMemcpyHostToDevice));
+    for (auto& x : h) x = d(g);
+    CK(cudaMemcpy(v, h.data(), L.count * sizeof(double), cudaMemcpyHostToDevice));
+  }
+  ~Grid() {
+    cudaFree(u);
+    cudaFree(v);
+  }
+  cudaError_t step(long n) { return S::cuda::step(L, n, u, v, 0.4, 0.1, 0.1, 0.1, 0.1, 0.1, 0.09); }
+};
+
+static unsigned long long hashInterior(const Grid& g) {
+  std::vector<double> h(g.L.count);
+  unsigned long long x = 1469598103934665603ull;
+  for (const double* a : {g.u, g.v}) {
+    CK(cudaMemcpy(h.data(), a, g.L.count * sizeof(double), cudaMemcpyDeviceToHost));
+    for (long i = 0; i < g.L.n[0]; ++i)
+      for (long j = 0; j < g.L.n[1]; ++j)
+        for (long k = 0; k < g.L.n[2]; ++k) {
+          const unsigned char* b = reinterpret_cast<const unsigned char*>(&h[stnc_rt::at(g.L, i, j, k)]);
+          for (int q = 0; q < 8; ++q) x = (x ^ b[q]) * 1099511628211ull;
+        }
+  }
+  return x;
+}
+
+int main(int argc, char** argv) {
+  const long steps = 100;
+  {
+    Grid small(61, 37, 45);
+    CK(small.step(10));
+    CK(cudaDeviceSynchronize());
+    std::printf("HASH 61x37x45 10 steps %016llx\n", hashInterior(small));
+  }
+  for (int a = 1; a < argc; ++a) {
+    const long n = std::atol(argv[a]);
+    Grid g(n, n, n);
+    CK(g.step(4));  // warm-up (module load, allocations)
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> ms;
+    for (int r = 0; r < 5; ++r) {
+      CK(cudaEventRecord(e0));
+      CK(g.step(steps));
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      float t = 0;
+      CK(cudaEventElapsedTime(&t, e0, e1));
+      ms.push_back(t / steps);
+    }
+    std::sort(ms.begin(), ms.end());
+    std::printf("STEP n=%ld ms_per_step=%.4f gpts=%.1f\n", n, ms[2], static_cast<double>(n) * n * n / (ms[2] * 1e6));
+  }
+  return 0;
+}

@@ -1,0 +1,42 @@
+#include "passes/TemporalBlocking.h"
+
+#include <cstdlib>
+
+namespace stnc::passes {
+
+TemporalPlan planTemporal(const dag::Context& ctx, const dag::Kernel& k) {
+  TemporalPlan t;
+  auto no = [&](const std::string& why) {
+    t.why = why;
+    return t;
+  };
+  if (k.rank() != 3) return no("rank " + std::to_string(k.rank()) + " (the fused sweep streams along dimension 0 of a 3-D grid)");
+  if (!k.regions.empty()) return no("the kernel has regions");
+  if (k.outputs.size() != 1) return no(std::to_string(k.outputs.size()) + " outputs (one is supported)");
+  t.out = k.outputs[0].field;
+  for (const auto& [a, b] : k.swaps) {
+    if (a == t.out) t.in = b;
+    if (b == t.out) t.in = a;
+  }
+  if (t.in.empty()) return no("the output is in no swap pair");
+  if (k.swaps.size() != 1) return no("more than one swap pair");
+  for (const dag::Boundary& b : k.boundaries)
+    if (b.field == t.out) return no("the output field has a boundary rule of its own");
+  const dag::Field* out = k.field(t.out);
+  if (!out || dag::isRead(out->role)) return no("the output is also read");
+  for (const dag::Field& f : k.fields)
+    if (f.name != t.out && dag::isWritten(f.role)) return no("field " + f.name + " is written too");
+  for (dag::NodeId id : dag::liveNodes(ctx, k)) {
+    const dag::Node& n = ctx.node(id);
+    if (n.kind != dag::NodeKind::Access || ctx.name(n.sym) != t.in) continue;
+    for (int d : n.offset.d)
+      if (std::abs(d) > 1) return no(t.in + " is read at radius > 1 (the 2-cell ring of a 32x16 tile is the limit measured)");
+    if (n.offset.d[0] != 0 && (n.offset.d[1] != 0 || n.offset.d[2] != 0))
+      return no(t.in + " is read off-axis across dimension 0 (box-like: needs three shared planes)");
+  }
+  t.ok = true;
+  t.why = "two steps fused per sweep: " + t.in + " read once, " + t.out + " (step 1) and the result (step 2) written";
+  return t;
+}
+
+}  // namespace stnc::passes

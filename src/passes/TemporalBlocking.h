@@ -1,0 +1,26 @@
+// planTemporal: whether the CUDA step loop may fuse two time steps of a kernel into one sweep
+// (temporal blocking, T = 2) and why not when it may not. The fused kernel (codegen/cuda/
+// TemporalPair.cpp) reads the input of the swap pair once and writes both steps' results, so it
+// needs: rank 3, no regions, one output `out` that is the other half of a swap pair with an input
+// `in`, `out` never read and without boundary rules of its own, `in` read with radius <= 1 and
+// along dimension 0 only on the axis (no diagonal dim-0 reads: the in-plane neighbours come from
+// one shared-memory plane). Other fields are read-only (they do not change between the two steps).
+//
+//   stencil heat3d(i,j,k) { in u; out unew; swap u, unew; boundary u = periodic; unew = u + ...lap(u); }
+//     -> ok: in = u, out = unew
+#pragma once
+#include <string>
+
+#include "dag/Kernel.h"
+
+namespace stnc::passes {
+
+struct TemporalPlan {
+  bool ok = false;
+  std::string in, out;  // the swap pair: read field, written field
+  std::string why;      // why it is (not) possible, for the report and the generated comment
+};
+
+TemporalPlan planTemporal(const dag::Context& ctx, const dag::Kernel& k);
+
+}  // namespace stnc::passes
