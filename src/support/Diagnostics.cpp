@@ -82,8 +82,25 @@ std::string DiagEngine::render(const Diagnostic& d) const {
   out += std::string(severityName(d.severity)) + ": " + d.message + "\n";
   if (d.loc.valid()) {
     std::string line = sm_.line(d.loc.file, d.loc.line);
+    size_t col = d.loc.col;  // 1-based column of the caret within `line`
+    // A line longer than kMaxShown is shown as a window of kWindow bytes around the caret ("..."
+    // marks the cut ends; a UTF-8 sequence is never split), not whole: generated or minified
+    // sources can have lines of megabytes.
+    constexpr size_t kMaxShown = 160, kWindow = 120;
+    if (line.size() > kMaxShown) {
+      size_t at = std::min(col == 0 ? 0 : col - 1, line.size());
+      size_t lo = at > kWindow / 2 ? at - kWindow / 2 : 0;
+      size_t hi = std::min(line.size(), lo + kWindow);
+      if (hi - lo < kWindow) lo = hi > kWindow ? hi - kWindow : 0;
+      auto continuation = [&](size_t i) { return i < line.size() && (static_cast<unsigned char>(line[i]) & 0xC0) == 0x80; };
+      while (lo < at && continuation(lo)) ++lo;
+      while (hi > at + 1 && continuation(hi)) --hi;
+      const std::string head = lo > 0 ? "..." : "", tail = hi < line.size() ? "..." : "";
+      line = head + line.substr(lo, hi - lo) + tail;
+      col = col - lo + head.size();
+    }
     out += "  " + line + "\n  ";
-    for (uint32_t c = 1; c < d.loc.col && c <= line.size(); ++c) out += line[c - 1] == '\t' ? '\t' : ' ';
+    for (size_t c = 1; c < col && c <= line.size(); ++c) out += line[c - 1] == '\t' ? '\t' : ' ';
     out += "^\n";
   }
   for (const Diagnostic& n : d.notes) out += render(n);

@@ -9,6 +9,8 @@
 //     <spaces>^
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -96,6 +98,17 @@ void checkRendering(const test::Compiled& c, const Diagnostic& d) {
   CHECK(r.rfind(head, 0) == 0);
   CHECK(d.loc.col >= 1);
   CHECK(d.loc.col <= src.size() + 1);
+  if (src.size() > 160) {  // a window around the caret: at most 120 bytes plus "..." marks
+    std::istringstream in(r.substr(head.size()));
+    std::string shown, caret;
+    std::getline(in, shown);
+    std::getline(in, caret);
+    CHECK(shown.size() <= 2 + 3 + 120 + 3);
+    REQUIRE(caret.size() >= 3);
+    CHECK(caret.back() == '^');
+    if (d.loc.col <= src.size()) CHECK(shown[caret.size() - 1] == src[d.loc.col - 1]);
+    return;
+  }
   std::string caret = "  ";
   for (uint32_t i = 1; i < d.loc.col && i <= src.size(); ++i) caret += src[i - 1] == '\t' ? '\t' : ' ';
   std::string body = "  " + src + "\n" + caret + "^\n";
@@ -257,6 +270,28 @@ TEST_CASE("the caret follows tabs in the source line") {
         "test.stn:3:10: error: use of undeclared name 'nope'\n"
         "  \tv = u +\tnope;\n"
         "  \t       \t^\n");
+}
+
+TEST_CASE("a very long source line is shown as a window around the caret, not whole") {
+  std::string sum = "u";
+  for (int i = 0; i < 200; ++i) sum += " + u";
+  auto c = test::compileText("stencil s(i) { in u; out v; v = " + sum + " + nope + " + sum + "; }");
+  REQUIRE(c->diags.all().size() == 1);
+  const std::string text = c->diagText();
+  CAPTURE(text);
+  std::istringstream in(text);
+  std::string head, shown, caret;
+  std::getline(in, head);
+  std::getline(in, shown);
+  std::getline(in, caret);
+  CHECK(head.find("use of undeclared name 'nope'") != std::string::npos);
+  CHECK(shown.size() <= 2 + 3 + 120 + 3);
+  CHECK(shown.rfind("  ...", 0) == 0);  // cut on both sides
+  CHECK(shown.substr(shown.size() - 3) == "...");
+  // The caret still points at the name.
+  REQUIRE(caret.size() >= 3);
+  CHECK(caret.back() == '^');
+  CHECK(shown.compare(caret.size() - 1, 4, "nope") == 0);
 }
 
 TEST_CASE("a missing main file is reported without a location") {
