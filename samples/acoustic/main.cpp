@@ -35,6 +35,7 @@
 #define ACOUSTIC_PNG 0  // the Makefile sets 1 when <png.h> compiles (PNG=1); 0: images are binary PPM
 #endif
 #define STNC_SAMPLE_PNG ACOUSTIC_PNG
+#include "../common/backend.h"   // describeBackend
 #include "../common/image_io.h"  // encodeImage, kImageKind, imagePath (PNG or PPM)
 #if defined(_OPENMP)
 #include <omp.h>
@@ -606,28 +607,11 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+// The backend line (samples/common/backend.h); dies when the CUDA backend has no device.
 std::string describeBackend(const std::string& backend) {
-  if (backend == "cpu") {
-#if defined(_OPENMP)
-    return "cpu (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
-#else
-    return "cpu";
-#endif
-  }
-#if defined(STNC_WITH_CUDA)
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0)
-    die(std::string("no usable CUDA device (") + (e != cudaSuccess ? cudaGetErrorString(e) : "none found") +
-        "); run with --backend cpu");
-  int dev = 0;
-  cudaGetDevice(&dev);
-  cudaDeviceProp prop{};
-  cudaGetDeviceProperties(&prop, dev);
-  return "cuda (" + std::string(prop.name) + ")";
-#else
-  return backend;
-#endif
+  std::string text, error;
+  if (!::describeBackend(backend, text, error)) die(error);
+  return text;
 }
 
 void printSetup(const char* tag, const Setup& s) {

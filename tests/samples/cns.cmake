@@ -154,7 +154,7 @@ execute_process(COMMAND \"${CMAKE_COMMAND}\" -S \"${CNS_SRC}\" -B \"${CNS_BIN}/c
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR \"configuring the CUDA build failed\")
 endif()
-execute_process(COMMAND \"${CMAKE_COMMAND}\" --build \"${CNS_BIN}/cuda\" --parallel 2 --verbose
+execute_process(COMMAND \"${CMAKE_COMMAND}\" --build \"${CNS_BIN}/cuda\" --parallel 2 --verbose --clean-first
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 message(\"\${out}\")
 if(NOT rc EQUAL 0)
