@@ -524,7 +524,7 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.closeScope("sources");
   p.line("long rest_ = steps_;  // steps left for the one-step loop below");
   if (temporal) {
-    const std::string IN = cIdent(plan.in), OUT = cIdent(plan.out);
+    const std::string IN = cIdent(plan.in);
     std::string pairCall;
     for (const dag::Field& f : k.fields) pairCall += cIdent(f.name) + ", ";
     for (const std::string& prm : k.params) pairCall += cIdent(prm) + ", ";
@@ -560,7 +560,6 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     p.line("if (e_ == cudaSuccess) e_ = launchPair(L_, " + pairCall + "fin_, q_ + 1 == steps_ / 4 * 2, stream_);");
     p.closeScope("pairs");
     p.line("if (e_ == cudaSuccess) rest_ = steps_ % 4;");
-    p.line("(void)" + OUT + ";");
     p.closeScope("temporal blocking");
   }
   p.line("// One step: fill boundaries, sweep, add point sources, swap the pairs (pointer roles).");

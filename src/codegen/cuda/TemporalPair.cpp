@@ -204,7 +204,6 @@ void emitTemporalPair(CPrinter& p, const dag::Module& m, const dag::Kernel& k, c
     decl += "real " + cIdent(prm) + ", ";
     call += cIdent(prm) + ", ";
   }
-  const std::string haloCallMut = haloCall;
   p.openScope("cudaError_t launchPair(const stnc_rt::Layout& L_, " + decl + "real* fin_, bool storeMid_, cudaStream_t stream_)");
   p.line("const long gx_ = (L_.n[2] + kPairX - 5) / (kPairX - 4), gy_ = (L_.n[1] + kPairY - 5) / (kPairY - 4), gz_ = (L_.n[0] + kPairChunk - 1) / kPairChunk;");
   p.line("if (gy_ > 65535 || gz_ > 65535 || gx_ > 2147483647L) return cudaErrorInvalidConfiguration;");
@@ -213,7 +212,7 @@ void emitTemporalPair(CPrinter& p, const dag::Module& m, const dag::Kernel& k, c
   p.line("long cells_ = 2L * L_.halo[d_];");
   p.line("for (int e_ = 0; e_ < 3; ++e_) if (e_ != d_) cells_ *= e_ < d_ ? L_.n[e_] + 2 * L_.halo[e_] : L_.n[e_];");
   p.line("const long blocks_ = (cells_ + 255) / 256 < 65535 ? (cells_ + 255) / 256 : 65535;");
-  p.line("fillMid<<<static_cast<unsigned>(blocks_), 256, 0, stream_>>>(L_, d_, " + haloCallMut + ");");
+  p.line("fillMid<<<static_cast<unsigned>(blocks_), 256, 0, stream_>>>(L_, d_, " + haloCall + ");");
   p.line("if (cudaError_t e_ = cudaGetLastError()) return e_;");
   p.closeScope();
   p.line("stepPair<<<dim3(static_cast<unsigned>(gx_), static_cast<unsigned>(gy_), static_cast<unsigned>(gz_)), dim3(kPairX, kPairY, 1), 0, stream_>>>(L_, " +
