@@ -2,6 +2,7 @@
 // nodes and each distinct (field, offset) access is one node), and one Kernel per stencil and
 // per group. Kernels refer to fields and params by name; passes fill the analysis results.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,9 @@ struct Schedule {
   int rows = 1;         // Stream: consecutive dim-1 rows per thread (loads shared between the rows)
   int vec = 1;          // Stream: consecutive dim-2 points per thread, read and written as one 16-byte
                         // (or 8-byte) vector per aligned group (2 for f64; 2 or 4 for f32)
+  int smem = 0;         // Stream: planes arrive in shared memory through a cp.async ring where a
+                        // part's rings fit (passes/SmemPlan): 1 = --smem=on (200 KiB), 2 = the
+                        // policy's (two blocks per SM); prefetch is then the pipeline depth
   int temporal = 0;     // 1: cuda::step fuses steps in pairs (temporal blocking, --temporal=on)
   std::string temporalWhy;  // why (not), for the generated comment and --report
   std::string reason;   // why, for the generated comment and --report
@@ -112,6 +116,13 @@ struct Kernel {
   std::vector<Region> regions;
   Footprint footprint;  // set by the footprint pass
   Schedule schedule;    // set by the choose-schedule pass
+  // Region parts (-1: the default part) whose CUDA kernel has a schedule of its own (today: parts whose
+  // shared-memory rings do not fit the policy's budget get the L1 policy). Set by choose-schedule.
+  std::map<int, Schedule> partSchedules;
+  const Schedule& scheduleOf(int part) const {
+    auto it = partSchedules.find(part);
+    return it == partSchedules.end() ? schedule : it->second;
+  }
   int rank() const { return static_cast<int>(axes.size()); }
   const Field* field(const std::string& n) const {
     for (const Field& f : fields)

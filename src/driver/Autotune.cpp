@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 json scheduleJson(const dag::Schedule& s) {
   return {{"strategy", dag::strategyName(s.strategy)}, {"block", std::to_string(s.blockX) + "x" + std::to_string(s.blockY)},
-          {"rows", s.rows}, {"vec", s.vec}, {"prefetch", s.prefetch}, {"unroll", s.unroll}, {"chunk", s.chunk}};
+          {"rows", s.rows}, {"vec", s.vec}, {"prefetch", s.prefetch}, {"unroll", s.unroll}, {"chunk", s.chunk}, {"smem", s.smem}};
 }
 
 bool scheduleFromJson(const json& j, dag::Schedule& s) {
@@ -40,13 +40,14 @@ bool scheduleFromJson(const json& j, dag::Schedule& s) {
   if (st != "naive" && st != "stream") return false;
   s.strategy = st == "stream" ? dag::Strategy::Stream : dag::Strategy::Naive;
   if (std::sscanf(j["block"].get<std::string>().c_str(), "%dx%d", &s.blockX, &s.blockY) != 2) return false;
-  if (s.blockX <= 0 || s.blockX % 32 != 0 || s.blockY <= 0 || s.blockX * s.blockY > 1024) return false;
+  if (s.blockX <= 0 || s.blockX % 16 != 0 || s.blockY <= 0 || s.blockX * s.blockY > 1024) return false;
   s.rows = j.value("rows", 1);
   s.vec = j.value("vec", 1);
   s.prefetch = j.value("prefetch", 0);
   s.unroll = j.value("unroll", 1);
   s.chunk = j.value("chunk", 0);
-  return s.rows >= 1 && s.rows <= 8 && (s.vec == 1 || s.vec == 2 || s.vec == 4) && s.prefetch >= 0 && s.prefetch <= 8 && s.unroll >= 1 && s.unroll <= 16 && s.chunk >= 0;
+  s.smem = j.value("smem", 0);
+  return s.smem >= 0 && s.smem <= 2 && s.rows >= 1 && s.rows <= 8 && (s.vec == 1 || s.vec == 2 || s.vec == 4) && s.prefetch >= 0 && s.prefetch <= 8 && s.unroll >= 1 && s.unroll <= 16 && s.chunk >= 0;
 }
 
 // Interior extents used for timing: given by the user for rank 3, else large enough to exceed L2.
@@ -143,6 +144,7 @@ std::string overrideText(const passes::ScheduleOverride& c) {
   if (c.vec) s += " --vec " + std::to_string(c.vec);
   if (c.prefetch >= 0) s += " --prefetch " + std::to_string(c.prefetch);
   if (c.unroll) s += " --unroll " + std::to_string(c.unroll);
+  if (c.smem != "auto") s += " --smem=" + c.smem;
   return s;
 }
 
@@ -182,13 +184,14 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
   std::vector<char> skip(cands.size(), 0);
   auto same = [](const dag::Schedule& a, const dag::Schedule& b) {
     return a.strategy == b.strategy && a.blockX == b.blockX && a.blockY == b.blockY && a.rows == b.rows && a.vec == b.vec &&
-           a.prefetch == b.prefetch && a.unroll == b.unroll && a.chunk == b.chunk;
+           a.prefetch == b.prefetch && a.unroll == b.unroll && a.chunk == b.chunk && a.smem == b.smem;
   };
   for (size_t c = 0; c < cands.size(); ++c) {
     bool fresh = c == 0, tooBig = false;
     for (size_t i = 0; i < K; ++i) {
       dag::Schedule s = trials[c].kernels[i].schedule = sched[i][c] =
           passes::chooseSchedule(trials[c].ctx, trials[c].kernels[i], cands[c]);
+      passes::fillPartSchedules(trials[c].ctx, trials[c].kernels[i]);
       tooBig |= (s.rows > 1 || s.vec > 1) && m.kernels[i].outputs.size() > 2;
       bool seen = false;
       for (size_t d = 0; d < c; ++d) seen |= !skip[d] && same(sched[i][d], s);
@@ -263,6 +266,7 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
                   timed);
     s.reason = buf;
     k.schedule = s;
+    passes::fillPartSchedules(m.ctx, k);
     std::vector<long> n = tuneExtents(k, o.size);
     std::string ext;
     for (long e : n) ext += (ext.empty() ? "" : "x") + std::to_string(e);
@@ -297,6 +301,7 @@ int applySchedules(dag::Module& m, const std::string& text, std::string& error) 
     if (s.strategy == dag::Strategy::Stream && k.rank() != 3) continue;
     s.reason = "from the schedules file (autotuned" + (e.contains("us") && e["us"].is_number() ? ": " + std::to_string(e["us"].get<double>()).substr(0, 8) + " us" : std::string()) + ")";
     k.schedule = s;
+    passes::fillPartSchedules(m.ctx, k);
     ++set;
   }
   return set;

@@ -83,6 +83,12 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
                  "stream: consecutive points of the innermost axis per thread, loaded and stored as one vector "
                  "(1, 2 or 4; at most 16 bytes: 2 for f64); in-row neighbours are shared between them")
       ->check(CLI::IsMember({1, 2, 4}));
+  app.add_option("--smem", fe.schedule.smem,
+                 "stream: on brings every plane a kernel reads into shared memory through a ring of cp.async copies "
+                 "(--prefetch planes in flight, default 2; one row per thread) and reads the in-plane neighbours there "
+                 "instead of through L1; a part whose rings exceed 200 KiB keeps L1 loads; auto: the policy")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   app.add_option("--temporal", fe.schedule.temporal,
                  "CUDA step loop: on fuses two time steps per sweep (temporal blocking) in cuda::step where the kernel "
                  "qualifies (--report says whether and why not); auto: the policy (today: not used, measured slower "
@@ -97,8 +103,8 @@ bool applyBlockOption(const std::string& block, Frontend& fe) {
   if (block.empty()) return true;
   int x = 0, y = 0;
   char sep = 0;
-  if (std::sscanf(block.c_str(), "%d%c%d", &x, &sep, &y) != 3 || sep != 'x' || x <= 0 || y <= 0 || x * y > 1024 || x % 32 != 0) {
-    std::cerr << "stnc: error: --block " << block << ": expected XxY with X a multiple of 32 and X*Y <= 1024\n";
+  if (std::sscanf(block.c_str(), "%d%c%d", &x, &sep, &y) != 3 || sep != 'x' || x <= 0 || y <= 0 || x * y > 1024 || x % 16 != 0) {
+    std::cerr << "stnc: error: --block " << block << ": expected XxY with X a multiple of 16 and X*Y <= 1024\n";
     return false;
   }
   fe.schedule.blockX = x;

@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "passes/ChooseSchedule.h"
+#include "passes/SmemPlan.h"
 
 namespace stnc::driver {
 
@@ -39,7 +40,21 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
        << (k.schedule.unroll > 1 ? ", unroll " + std::to_string(k.schedule.unroll) : std::string())
        << (k.schedule.prefetch > 0 ? ", prefetch " + std::to_string(k.schedule.prefetch) : std::string())
        << (k.schedule.rows > 1 ? ", rows " + std::to_string(k.schedule.rows) : std::string())
-       << (k.schedule.vec > 1 ? ", vec " + std::to_string(k.schedule.vec) : std::string()) << "\n";
+       << (k.schedule.vec > 1 ? ", vec " + std::to_string(k.schedule.vec) : std::string())
+       << (k.schedule.smem ? ", shared-memory planes" : std::string()) << "\n";
+    if (k.schedule.smem)
+      for (int part : dag::kernelParts(k)) {
+        const passes::SmemPlan sp = passes::planSmem(m.ctx, k, part);
+        os << "  smem     : " << (part < 0 ? std::string("default part") : "region " + k.regions[part].name) << ": ";
+        if (!sp.ok) {
+          os << "L1 loads (" << sp.why << ")\n";
+          continue;
+        }
+        os << sp.bytes / 1024 << " KiB per block (" << sp.blocksPerSm << " per SM), " << sp.depth << " plane(s) in flight;";
+        for (const passes::SmemRing& r : sp.rings)
+          os << " " << r.field << " " << r.rows << "x" << r.cols << "x" << r.slots;
+        os << "\n";
+      }
     os << "  temporal : " << (k.schedule.temporalWhy.empty() ? "-" : k.schedule.temporalWhy) << "\n";
     os << "  why      : " << k.schedule.reason << "\n";
     auto it = ptxas.find(k.name);

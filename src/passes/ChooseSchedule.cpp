@@ -1,5 +1,6 @@
 #include "passes/ChooseSchedule.h"
 
+#include "passes/SmemPlan.h"
 #include "passes/TemporalBlocking.h"
 
 #include <algorithm>
@@ -77,14 +78,29 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     if (s.vec > 1 && k.type == dag::ElemType::F64) s.blockY = 8;
     else if (queueRegs <= 18) s.blockY = 16;
     if (inPlaneLoads >= 20) s.unroll = 2;
-    if (inPlaneLoads >= 20 && diagonal >= 4) {  // box-like: rows share most of their in-plane loads
+    const bool boxLike = inPlaneLoads >= 20 && diagonal >= 4;
+    if (boxLike) {  // box-like: rows share most of their in-plane loads
       s.rows = s.vec > 1 ? 2 : 4;
       s.blockY = 8;
     }
-    s.reason += "; block 32x" + std::to_string(s.blockY) + " (queues hold " + std::to_string(queueRegs) +
+    // Shared-memory planes through a cp.async ring (session 4, bench/results/2026-11-30-smem.md):
+    // 16x16 threads of one 16-byte vector each, 2 planes in flight: acoustic f32 800^3 3016 -> 2442 us,
+    // iso3dfd 228 -> 152 us, star25 150 -> 111 us, star13 104 -> 95 us, cond 100 -> 88 us, star7 equal;
+    // box27 96 -> 132 us (its rows share loads in registers), so boxes keep L1. Only parts whose rings
+    // leave room for two blocks per SM get them (smem 2 = auto; passes/SmemPlan).
+    if (!boxLike && outputs <= 2 && o.smem != "off") {
+      s.smem = 2;
+      s.blockX = 16;
+      s.blockY = 16;
+      s.vec = static_cast<int>(16 / dag::elemSize(k.type));
+      s.prefetch = 2;
+      s.unroll = 1;
+    }
+    s.reason += "; block " + std::to_string(s.blockX) + "x" + std::to_string(s.blockY) + " (queues hold " + std::to_string(queueRegs) +
                 " registers), unroll " + std::to_string(s.unroll) + ", " + std::to_string(s.rows) + " row(s) x " +
                 std::to_string(s.vec) + " point(s) per thread (" + std::to_string(inPlaneLoads) + " in-plane loads, " +
-                std::to_string(outputs) + " output(s))";
+                std::to_string(outputs) + " output(s))" +
+                (s.smem ? "; planes through shared memory (cp.async ring, " + std::to_string(s.prefetch) + " in flight)" : "");
   }
   if (o.blockX > 0) s.blockX = o.blockX;
   if (o.blockY > 0) s.blockY = o.blockY;
@@ -100,6 +116,14 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     s.vec = maxVec;
   }
   if (s.strategy != dag::Strategy::Stream) s.vec = 1;
+  if (o.smem == "on") s.smem = 1;
+  if (o.smem == "on" && o.prefetch < 0 && s.prefetch == 0) s.prefetch = 2;
+  if (o.smem == "off") s.smem = 0;
+  if (s.strategy != dag::Strategy::Stream) s.smem = 0;
+  if (s.smem && s.rows > 1) {
+    s.reason += "; shared-memory planes compute one row per thread (rows " + std::to_string(s.rows) + " -> 1)";
+    s.rows = 1;
+  }
   const TemporalPlan t = planTemporal(ctx, k);
   if (o.temporal == "off") {
     s.temporalWhy = "off (--temporal=off)";
@@ -119,7 +143,8 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
 
 std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
   std::vector<ScheduleOverride> c{base};
-  auto add = [&](const std::string& strategy, int bx, int by, int rows, int prefetch, int unroll, int vec = 1) {
+  auto add = [&](const std::string& strategy, int bx, int by, int rows, int prefetch, int unroll, int vec = 1,
+                 const std::string& smem = "off") {
     ScheduleOverride o = base;
     o.strategy = strategy;
     o.blockX = bx;
@@ -128,6 +153,7 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
     o.prefetch = prefetch;
     o.unroll = unroll;
     o.vec = vec;
+    o.smem = smem;
     o.chunk = 0;
     c.push_back(o);
   };
@@ -145,15 +171,40 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
   add("stream", 32, 8, 4, 0, 1, 2);
   add("stream", 32, 8, 1, 0, 1, 4);
   add("stream", 32, 8, 2, 0, 1, 4);
+  // Shared-memory planes through a cp.async ring, 2 planes in flight (16-byte vectors; 16x16 blocks
+  // of 4 f32 points are 64-column tiles).
+  add("stream", 16, 16, 1, 2, 1, 4, "on");
+  add("stream", 32, 8, 1, 2, 1, 2, "on");
+  add("stream", 32, 8, 1, 1, 1, 4, "on");
   return c;
 }
 
 bool forcesSchedule(const ScheduleOverride& o) {
-  return o.strategy != "auto" || o.blockX > 0 || o.blockY > 0 || o.chunk > 0 || o.unroll > 0 || o.prefetch >= 0 || o.rows > 0 || o.vec > 0;
+  return o.strategy != "auto" || o.blockX > 0 || o.blockY > 0 || o.chunk > 0 || o.unroll > 0 || o.prefetch >= 0 || o.rows > 0 || o.vec > 0 ||
+         o.smem != "auto";
+}
+
+void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k) {
+  k.partSchedules.clear();
+  if (k.schedule.smem != 2) return;
+  for (int part : dag::kernelParts(k)) {
+    const SmemPlan sp = planSmem(ctx, k, part);
+    if (sp.ok) continue;
+    ScheduleOverride l1;
+    l1.smem = "off";
+    dag::Schedule s = chooseSchedule(ctx, k, l1);
+    s.temporal = k.schedule.temporal;
+    s.temporalWhy = k.schedule.temporalWhy;
+    s.reason = "this part's rings do not fit (" + sp.why + "): the L1 policy; " + s.reason;
+    k.partSchedules[part] = s;
+  }
 }
 
 bool chooseSchedules(dag::Module& m, DiagEngine&, const ScheduleOverride& o) {
-  for (dag::Kernel& k : m.kernels) k.schedule = chooseSchedule(m.ctx, k, o);
+  for (dag::Kernel& k : m.kernels) {
+    k.schedule = chooseSchedule(m.ctx, k, o);
+    fillPartSchedules(m.ctx, k);
+  }
   return false;
 }
 

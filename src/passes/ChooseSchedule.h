@@ -24,6 +24,7 @@ struct ScheduleOverride {
   int prefetch = -1;              // -1 = default
   int rows = 0;                   // 0 = default
   int vec = 0;                    // 0 = default
+  std::string smem = "auto";      // auto | on | off: stream planes through shared memory (cp.async)
   std::string temporal = "auto";  // auto | on | off: two steps per sweep in cuda::step where possible
   bool contractFma = false;       // --fp-contract=on: the contract-fma pass fuses a*b+c (not a schedule
                                   // choice, but the same kind of user override of the middle end)
@@ -42,6 +43,9 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
 std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base);
 // True when the user forced any schedule choice (then saved schedules are not applied).
 bool forcesSchedule(const ScheduleOverride& o);
+// Recomputes k.partSchedules from k.schedule: with the policy's shared-memory rings (smem 2), a part
+// whose rings exceed the budget gets the L1 policy's schedule instead (its own block and vector).
+void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k);
 bool chooseSchedules(dag::Module& m, DiagEngine& diags, const ScheduleOverride& o);
 
 }  // namespace stnc::passes

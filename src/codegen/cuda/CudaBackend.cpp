@@ -5,12 +5,14 @@
 // backend's bit for bit. Tuned schedules are the optimizing middle-end's job (docs/DESIGN.md).
 #include <functional>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
 #include "codegen/cuda/TemporalPair.h"
 #include "passes/ChooseSchedule.h"
+#include "passes/SmemPlan.h"
 
 namespace stnc::codegen {
 
@@ -125,7 +127,11 @@ std::string scheduleComment(const dag::Context& ctx, const dag::Kernel& k) {
   } else {
     c += ", grid-stride over all dims, one point per thread iteration";
   }
-  return c + "\n  why: " + s.reason;
+  c += "\n  why: " + s.reason;
+  for (const auto& [part, ps] : k.partSchedules)
+    c += "\n  " + (part < 0 ? std::string("the default part") : "region " + k.regions[part].name) + " has its own schedule: block " +
+         std::to_string(ps.blockX) + "x" + std::to_string(ps.blockY) + ", vec " + std::to_string(ps.vec) + " (" + ps.reason + ")";
+  return c;
 }
 
 void emitBlockConstants(CPrinter& p, const dag::Kernel& k) {
@@ -168,9 +174,88 @@ void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part
   p.closeScope(launchName(k, part));
 }
 
+std::string ringName(const std::string& field) { return cIdent(field) + "S_"; }
+std::string ringThreadName(const std::string& field) { return cIdent(field) + "T_"; }
+std::string ringSlotName(const std::string& field, int d) {
+  return cIdent(field) + "P" + (d < 0 ? "m" + std::to_string(-d) : std::to_string(d)) + "_";
+}
+const passes::SmemRing* ringOf(const passes::SmemPlan* sp, const std::string& field) {
+  if (sp)
+    for (const passes::SmemRing& r : sp->rings)
+      if (r.field == field) return &r;
+  return nullptr;
+}
+
+// "i-1", "i", "i+4": the plane at dim-0 offset d.
+std::string planeText(const dag::Kernel& k, int d) { return k.axes[0] + (d == 0 ? "" : (d > 0 ? "+" : "") + std::to_string(d)); }
+std::string plusTerm(long v) { return v == 0 ? "" : (v > 0 ? " + " : " - ") + std::to_string(v < 0 ? -v : v); }
+
+// The cp.async copy of plane `plane` of ring r into the slot `slot` (expressions).
+std::string ringCopy(const passes::SmemRing& r, const std::string& plane, const std::string& slot) {
+  return cIdent(r.field) + "C_.copy(" + ringName(r.field) + " + (" + slot + ") * " + std::to_string(r.rows * r.cols) + ", " +
+         cIdent(r.field) + ", L_, " + plane + ", tid_);";
+}
+
+// The shared-memory rings of a kernel: their declarations, and the copies before the dim-0 loop (the
+// planes the first iteration reads, then the `depth` planes a steady iteration keeps in flight).
+void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan& sp) {
+  p.line("// Shared-memory rings (--smem=on): each plane a field is read at arrives as a tile through 16-byte cp.async");
+  p.line("// copies issued " + std::to_string(sp.depth) + " iteration(s) ahead; a ring holds the planes read now, those in flight");
+  p.line("// and one more, so a slot is refilled two iterations after its last read (one barrier per plane).");
+  p.line("extern __shared__ float4 smem_[];  // " + std::to_string(sp.bytes) + " bytes, 16-byte aligned");
+  std::string prev;
+  long off = 0;
+  for (const passes::SmemRing& r : sp.rings) {
+    p.line("real* const " + ringName(r.field) + " = reinterpret_cast<real*>(smem_) + " + std::to_string(off) + ";  // " + r.field + ": " +
+           std::to_string(r.slots) + " slots x " + std::to_string(r.rows) + " rows x " + std::to_string(r.cols) + " columns, planes " +
+           planeText(k, r.amin) + " .. " + planeText(k, r.amax));
+    off += r.elems();
+  }
+  p.line("const int tid_ = threadIdx.y * kBlockX + threadIdx.x;");
+  for (const passes::SmemRing& r : sp.rings) {
+    p.line("const stnc_rt::TileCopier<real, " + std::to_string(r.rows) + ", " + std::to_string(r.cols) + ", kBlockX * kBlockY> " +
+           cIdent(r.field) + "C_(L_, yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) + ", tid_);  // this thread's chunks of a " +
+           r.field + " tile");
+    p.line("const real* const " + ringThreadName(r.field) + " = " + ringName(r.field) + " + (threadIdx.y" + plusTerm(-r.lo1) + ") * " + std::to_string(r.cols) +
+           " + threadIdx.x * kVec" + plusTerm(-r.a2) + ";  // this thread's point in slot 0");
+    for (int d = r.amin; d < r.amax; ++d)
+      p.line("if (x0_ + " + std::to_string(d) + " < x1_ + " + std::to_string(r.amax) + ") " +
+             ringCopy(r, "x0_ + " + std::to_string(d), std::to_string((d - r.amin) % r.slots)));
+  }
+  p.line("stnc_rt::cpAsyncCommit();");
+  p.openScope("for (int i_ = 0; i_ < " + std::to_string(sp.depth) + "; ++i_)  // what iterations x0_-" + std::to_string(sp.depth) +
+              " .. x0_-1 would have issued");
+  for (const passes::SmemRing& r : sp.rings)
+    p.line("if (x0_ + i_ < x1_) " + ringCopy(r, "x0_ + " + std::to_string(r.amax) + " + i_", "(" + std::to_string(r.amax - r.amin) + " + i_) % " +
+                                          std::to_string(r.slots)));
+  p.line("stnc_rt::cpAsyncCommit();");
+  p.closeScope("");
+}
+
+// The start of an iteration: issue the plane `depth` ahead, wait for the one read now, then the slot of
+// every plane offset this iteration reads.
+void emitRingIteration(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan& sp, const std::set<std::pair<std::string, int>>& planes) {
+  p.line("const int it_ = static_cast<int>(x_ - x0_);");
+  for (const passes::SmemRing& r : sp.rings)
+    p.line("if (x_ + " + std::to_string(sp.depth) + " < x1_) " +
+           ringCopy(r, "x_ + " + std::to_string(r.amax + sp.depth), "(it_ + " + std::to_string(r.amax - r.amin + sp.depth) + ") % " +
+                                                                        std::to_string(r.slots)));
+  p.line("stnc_rt::cpAsyncCommit();");
+  p.line("stnc_rt::cpAsyncWait<" + std::to_string(sp.depth) + ">();  // this thread's copies of the planes read now have landed");
+  p.line("__syncthreads();  // and every other thread's");
+  for (const auto& [field, d] : planes) {
+    const passes::SmemRing& r = *ringOf(&sp, field);
+    p.line("const int " + ringSlotName(field, d) + " = ((it_ + " + std::to_string(d - r.amin) + ") % " + std::to_string(r.slots) + ") * " +
+           std::to_string(r.rows * r.cols) + ";  // slot of plane " + planeText(k, d));
+  }
+}
+
 // One stream kernel: each thread walks a chunk of dim 0 for a tile of `rows` consecutive dim-1 rows
 // x `vec` consecutive dim-2 points (vec > 1: the launcher gives it columns in aligned groups of vec).
-void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part, int rows, int vec, const std::string& kname) {
+// sp: the planes come through shared-memory rings (rows must be 1); every thread takes part in the
+// copies and barriers, and only those inside the box store.
+void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part, int rows, int vec, const std::string& kname,
+                      const passes::SmemPlan* sp = nullptr) {
   const std::string real = dag::elemCType(k.type);
   const std::string vt = vec > 1 ? vecType(k, vec) : real;
   const TileKernel tk = tileKernel(m.ctx, k, part, rows, vec);
@@ -182,6 +267,7 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
   p.line("const long s0_ = L_.stride[0];");
   p.line("const long s1_ = L_.stride[1];");
   p.line("(void)s1_;");
+  if (sp) p.line("constexpr int kVec = " + std::to_string(vec) + ";");
   if (vec == 1) {
     p.line("// Columns start at a multiple of kBlockX (a box starting mid-row, like a region, keeps whole-line loads).");
     p.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX) + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
@@ -199,7 +285,13 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
            std::to_string(rows) + " rows.");
     p.line("const long y_ = B_.lo[1] + (blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y) * " + std::to_string(rows) + ";");
   }
-  if (vec == 1) {
+  if (sp) {
+    p.line("const long zb_ = z_ - threadIdx.x * kVec, yb_ = y_ - threadIdx.y;  // the block's first column and row");
+    p.line("// Threads outside the box still copy and meet the barriers; they compute from zero-filled or");
+    p.line("// neighbouring values and store nothing.");
+    p.line("const bool act_ = z_ + kVec > B_.lo[2] && z_ < B_.hi[2] && y_ < B_.hi[1];");
+    if (vec > 1) p.line("const bool whole_ = z_ >= B_.lo[2] && z_ + kVec <= B_.hi[2];");
+  } else if (vec == 1) {
     p.line("if (z_ < B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;  // no block-wide barrier follows");
   } else {
     p.line("// A group overlapping the box's first or last column computes every point and stores those inside");
@@ -210,8 +302,8 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
   p.line("const long x0_ = B_.lo[0] + blockIdx.z * chunk_;");
   p.line("const long x1_ = x0_ + chunk_ < B_.hi[0] ? x0_ + chunk_ : B_.hi[0];");
   p.line("long p_ = stnc_rt::at(L_, x0_, y_, z_);");
-  const int D = k.schedule.prefetch;
-  if (D > 0) {
+  const int D = sp ? 0 : k.schedule.prefetch;  // with rings, prefetch is the copy pipeline's depth
+  if (D > 0 && !qs.empty()) {
     p.line("// Prefetch: each queue loads " + std::to_string(D) + " plane(s) ahead of use, so more bytes are in flight per thread;");
     p.line("// a load past the last allocated plane is skipped (its value is never used).");
     p.line("const long last_ = L_.dim[0] - 1 - L_.pad[0];  // last allocated plane of dim 0");
@@ -229,6 +321,7 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
     o.d[0] = d;
     o.d[1] = q.row;
     std::string ld = loadAt(q.field, o);
+    if (sp) return "(act_ ? " + ld + " : " + vt + "{})";
     if (d <= q.hi) return ld;
     return "(" + x + " + " + std::to_string(d) + " <= last_ ? " + ld + " : " + vt + "{})";
   };
@@ -250,11 +343,11 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
     p.line(decl + ";");
     for (int d = q.lo; d < q.hi + D; ++d) p.line(assign(q, d, "x0_", false));
   }
+  if (sp) emitRingPrologue(p, k, *sp);
   if (k.schedule.unroll > 1) p.line("#pragma unroll " + std::to_string(k.schedule.unroll));
   p.openScope("for (long x_ = x0_; x_ < x1_; ++x_, p_ += s0_)");
-  for (const Queue& q : qs)
-    if (q.col == 0) p.line(assign(q, q.hi + D, "x_", false) + "  // the one new load of " + q.field);
-  // vec > 1: every other access is read through the aligned vector holding it, one load per vector.
+  // vec > 1 or rings: every other access is read through the aligned vector holding it, one load per
+  // vector (from global memory, or from its plane's tile in shared memory).
   std::map<std::tuple<std::string, int, int, int>, std::string> vecLoads;
   auto queued = [&](const dag::Node& n) -> const Queue* {
     for (const Queue& q : qs)
@@ -263,7 +356,11 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
         return &q;
     return nullptr;
   };
-  if (vec > 1) {
+  std::vector<std::pair<std::tuple<std::string, int, int, int>, std::string>> vecOrder;
+  std::set<std::pair<std::string, int>> planes;  // (field, dim-0 offset) read from shared memory
+  for (const Queue& q : qs)
+    if (sp && q.col == 0) planes.insert({q.field, q.hi});
+  if (vec > 1 || sp) {
     for (dag::NodeId id : dag::liveNodes(tk.ctx, tk.k, part)) {
       const dag::Node& n = tk.ctx.node(id);
       if (n.kind != dag::NodeKind::Access || queued(n)) continue;
@@ -271,24 +368,50 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
       if (vecLoads.count(key)) continue;
       const std::string name = "v" + std::to_string(vecLoads.size()) + "_";
       vecLoads[key] = name;
-      dag::Offset o = n.offset;
-      o.d[2] = std::get<3>(key) * vec;
-      p.line("const " + vt + " " + name + " = " + loadAt(std::get<0>(key), o) + ";");
+      vecOrder.push_back({key, name});
+      planes.insert({std::get<0>(key), n.offset.d[0]});
     }
+  }
+  // The read of the vector at (d0, d1, group g) of a ring's tile.
+  auto ringLoad = [&](const std::string& field, int d0, int d1, int g) {
+    const passes::SmemRing& r = *ringOf(sp, field);
+    const std::string addr = ringThreadName(field) + " + " + ringSlotName(field, d0) + plusTerm(d1 * r.cols + g * vec);
+    return vec == 1 ? "*(" + addr + ")" : "*reinterpret_cast<const " + vt + "*>(" + addr + ")";
+  };
+  if (sp) emitRingIteration(p, k, *sp, planes);
+  for (const Queue& q : qs) {
+    if (q.col != 0) continue;
+    if (!sp) {
+      p.line(assign(q, q.hi + D, "x_", false) + "  // the one new load of " + q.field);
+      continue;
+    }
+    const std::string ld = ringLoad(q.field, q.hi, q.row, 0);
+    std::string s = vec == 1 ? slotName(q.field, q.row, 0, q.hi) + " = " + ld + ";" : "{ const " + vt + " v_ = " + ld + "; ";
+    for (int c = 0; vec > 1 && c < vec; ++c) s += slotName(q.field, q.row, c, q.hi) + " = v_" + kLane[c] + "; ";
+    p.line(s + (vec > 1 ? "}" : "") + "  // the queue's new value, from shared memory");
+  }
+  for (const auto& [key, name] : vecOrder) {
+    dag::Offset o;
+    o.d[0] = std::get<1>(key);
+    o.d[1] = std::get<2>(key);
+    o.d[2] = std::get<3>(key) * vec;
+    p.line("const " + vt + " " + name + " = " +
+           (sp ? ringLoad(std::get<0>(key), o.d[0], o.d[1], std::get<3>(key)) : loadAt(std::get<0>(key), o)) + ";");
   }
   emitPointBody(
       p, tk.ctx, tk.k, part,
       [&](const dag::Node& n) {
         if (const Queue* q = queued(n)) return slotName(q->field, q->row, q->col, n.offset.d[0]);
-        if (vec == 1) return accessLoad(tk.ctx, tk.k, n);
+        if (vec == 1 && !sp) return accessLoad(tk.ctx, tk.k, n);
         const int g = floorDiv(n.offset.d[2], vec);
-        return vecLoads.at(std::make_tuple(tk.ctx.name(n.sym), n.offset.d[0], n.offset.d[1], g)) + kLane[n.offset.d[2] - g * vec];
+        const std::string v = vecLoads.at(std::make_tuple(tk.ctx.name(n.sym), n.offset.d[0], n.offset.d[1], g));
+        return vec == 1 ? v : v + kLane[n.offset.d[2] - g * vec];
       },
       [&](size_t i, const dag::Output& o) {
         dag::Offset at;
         at.d[1] = tk.rowOf[i];
         at.d[2] = tk.colOf[i];
-        if (vec > 1) return "const " + real + " " + cIdent(o.field) + "_r" + std::to_string(at.d[1]) + "_c" + std::to_string(at.d[2]) + "_";
+        if (vec > 1 || sp) return "const " + real + " " + cIdent(o.field) + "_r" + std::to_string(at.d[1]) + "_c" + std::to_string(at.d[2]) + "_";
         return cIdent(o.field) + "[" + offsetIndex(k, at) + "]";
       });
   if (vec > 1) {  // one vector store per output row; a group at the box's edge stores its inside points
@@ -307,12 +430,19 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
       for (int c = 0; c < vec; ++c) vals += (c ? ", " : "") + val(c);
       whole.push_back("*reinterpret_cast<" + vt + "*>(&" + cIdent(o.field) + "[" + offsetIndex(k, at) + "]) = " + vt + "{" + vals + "};");
     }
+    if (sp) p.openScope("if (act_)");
     p.openScope("if (whole_)");
     for (const std::string& l : whole) p.line(l);
     p.closeScope();
     p.openScope("else  // the box's first or last column group");
     for (const std::string& l : part) p.line(l);
     p.closeScope();
+    if (sp) p.closeScope("");
+  } else if (sp) {
+    p.openScope("if (act_)");
+    for (size_t i = 0; i < tk.k.outputs.size(); ++i)
+      p.line(cIdent(tk.k.outputs[i].field) + "[p_] = " + cIdent(tk.k.outputs[i].field) + "_r0_c0_;");
+    p.closeScope("");
   }
   for (const Queue& q : qs) {
     std::string rot;
@@ -321,13 +451,16 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
     p.line(rot);
   }
   p.closeScope("for x_");
+  if (sp) p.line("stnc_rt::cpAsyncWait<0>();  // nothing in flight when the block exits");
   p.closeScope(kname);
   p.line();
 }
 
 // Launches kernel `kname` (a tile of rows x vec points per thread) over box `box`; the code returns
 // on error.
-void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& box, int rows, int vec, const std::string& args) {
+// sp: the kernel's shared-memory rings (dynamic shared memory; fewer resident blocks per SM).
+void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& box, int rows, int vec, const std::string& args,
+                      const passes::SmemPlan* sp = nullptr) {
   const std::string cols = vec > 1 ? "kBlockX * " + std::to_string(vec) : "kBlockX";
   p.openScope("");
   p.line("const stnc_rt::Box& b_ = " + box + ";");
@@ -335,25 +468,50 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
   p.line("const long gx_ = (b_.hi[2] - stnc_rt::alignDown(b_.lo[2], " + cols + ") + " + cols + " - 1) / (" + cols +
          "), gy_ = (b_.hi[1] - b_.lo[1] + kBlockY * " + std::to_string(rows) + " - 1) / (kBlockY * " + std::to_string(rows) + ");");
   p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
-  p.line("// Enough blocks for ~8 resident 256-thread blocks per SM; longer chunks amortise the queue prologue.");
-  p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");
+  if (sp) {
+    const std::string per = std::to_string(8 * sp->blocksPerSm);
+    p.line("// " + std::to_string(sp->blocksPerSm) + " block(s) per SM fit the rings: about 8 waves of them (shorter chunks balance the SMs,");
+    p.line("// longer ones amortise the prologue of " + std::to_string(sp->rings.empty() ? 0 : sp->rings[0].amax - sp->rings[0].amin) + "+ planes).");
+    p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + " + per + "L * sms_ - 1) / (" + per + "L * sms_);");
+  } else {
+    p.line("// Enough blocks for ~8 resident 256-thread blocks per SM; longer chunks amortise the queue prologue.");
+    p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");
+  }
   p.line("if (chunk_ < 1) chunk_ = 1;");
   p.line("if (chunk_ > nx_) chunk_ = nx_;");
   p.line("if ((nx_ + chunk_ - 1) / chunk_ > 65535) chunk_ = (nx_ + 65534) / 65535;");
   p.line("const dim3 block_(kBlockX, kBlockY, 1);");
   p.line("const dim3 grid_(static_cast<unsigned>(gx_), static_cast<unsigned>(gy_), static_cast<unsigned>((nx_ + chunk_ - 1) / chunk_));");
-  p.line(kname + "<<<grid_, block_, 0, stream_>>>(L_, b_, chunk_, " + args + ");");
+  if (sp) {
+    const std::string bytes = std::to_string(sp->bytes);
+    if (sp->bytes > 48 * 1024)
+      p.line("if (cudaError_t e_ = cudaFuncSetAttribute(" + kname + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + bytes +
+             ")) return e_;  // above the 48 KiB default (per device: set at every launch)");
+    p.line(kname + "<<<grid_, block_, " + bytes + ", stream_>>>(L_, b_, chunk_, " + args + ");");
+  } else {
+    p.line(kname + "<<<grid_, block_, 0, stream_>>>(L_, b_, chunk_, " + args + ");");
+  }
   p.line("if (cudaError_t e_ = cudaGetLastError()) return e_;");
   p.closeScope("");
+}
+
+// The condition under which the layout's rows and the field pointers are aligned to `elems` elements.
+std::string alignedCondition(const dag::Kernel& k, const std::string& elems, const std::string& bytes) {
+  std::string aligned = "L_.origin % " + elems + " == 0 && L_.stride[1] % " + elems + " == 0 && L_.stride[0] % " + elems + " == 0";
+  for (const dag::Field& f : k.fields) aligned += " && reinterpret_cast<unsigned long>(" + cIdent(f.name) + ") % " + bytes + " == 0";
+  return aligned;
 }
 
 void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part) {
   const std::string kname = partName(k, part);
   const int rows = std::max(1, k.schedule.rows), vec = std::max(1, k.schedule.vec);
-  emitStreamKernel(p, m, k, part, rows, vec, kname);
+  const passes::SmemPlan sp = passes::planSmem(m.ctx, k, part);
+  if (sp.ok) p.line("// shared-memory rings: " + std::to_string(sp.bytes) + " bytes per block, " + std::to_string(sp.blocksPerSm) + " block(s) per SM");
+  else if (k.schedule.smem) p.line("// no shared-memory rings for this part: " + sp.why + "; L1 loads");
+  emitStreamKernel(p, m, k, part, sp.ok ? 1 : rows, vec, kname, sp.ok ? &sp : nullptr);
   // Rows left over when the box's dim-1 extent is not a multiple of `rows`, and columns outside the
-  // box's vec-aligned span: one point per thread.
-  const bool tiled = rows > 1 || vec > 1;
+  // box's vec-aligned span: one point per thread (with rings: only for unaligned layouts).
+  const bool tiled = rows > 1 || vec > 1 || sp.ok;
   if (tiled) emitStreamKernel(p, m, k, part, 1, 1, kname + "_rest");
   p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " +
               declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
@@ -363,6 +521,21 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   p.line("if (cudaGetDevice(&dev_) != cudaSuccess || cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev_) != cudaSuccess || sms_ <= 0) sms_ = 132;");
   p.closeScope("");
   const std::string args = callArgs(k, ArgMode::Sweep);
+  if (sp.ok) {
+    const std::string per = std::to_string(16 / dag::elemSize(k.type));
+    p.line("// The rings copy 16-byte chunks: rows and pointers must be 16-byte aligned (stnc_rt::makeLayout's are),");
+    p.line("// otherwise the one-point kernel takes the whole box.");
+    p.line("// A box narrower than one tile (a PML face a few columns wide) wastes most of a tile's lanes: there too.");
+    p.openScope("if (B_.hi[2] - B_.lo[2] >= kBlockX * " + std::to_string(vec) + " && " + alignedCondition(k, per, "16") + ")");
+    emitStreamLaunch(p, kname, "B_", 1, vec, args, &sp);
+    p.closeScope("");
+    p.openScope("else");
+    emitStreamLaunch(p, kname + "_rest", "B_", 1, 1, args);
+    p.closeScope("");
+    p.line("return cudaSuccess;");
+    p.closeScope(launchName(k, part));
+    return;
+  }
   if (!tiled) {
     emitStreamLaunch(p, kname, "B_", 1, 1, args);
     p.line("return cudaSuccess;");
@@ -370,6 +543,14 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
     return;
   }
   const std::string R = std::to_string(rows), V = std::to_string(vec);
+  if (vec > 1) {
+    p.line("// A box narrower than one tile of " + V + "-point groups (a PML face a few columns wide) would waste most lanes:");
+    p.line("// the one-point kernel takes it.");
+    p.openScope("if (B_.hi[2] - B_.lo[2] < kBlockX * " + V + ")");
+    emitStreamLaunch(p, kname + "_rest", "B_", 1, 1, args);
+    p.line("return cudaSuccess;");
+    p.closeScope("");
+  }
   p.line("// The tiled kernel takes rows in multiples of " + R + (vec > 1 ? " and columns in aligned groups of " + V : std::string()) +
          "; the rest (at most 3 boxes) one point per thread.");
   p.line("stnc_rt::Box main_ = B_, rest_[3] = {B_, B_, B_};");
@@ -384,11 +565,8 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
       maxD = std::max(maxD, n.offset.d[2] + vec - 1);
     }
     const std::string lowReach = std::to_string(floorDiv(minD, vec) * vec), highReach = std::to_string((floorDiv(maxD, vec) + 1) * vec);
-    std::string aligned = "L_.origin % " + V + " == 0 && L_.stride[1] % " + V + " == 0 && L_.stride[0] % " + V + " == 0";
-    for (const dag::Field& f : k.fields)
-      aligned += " && reinterpret_cast<unsigned long>(" + cIdent(f.name) + ") % (" + V + " * sizeof(real)) == 0";
     p.line("// Vector accesses need aligned rows (stnc_rt::makeLayout gives 128-byte aligned ones); otherwise no vectors.");
-    p.line("const bool aligned_ = " + aligned + ";");
+    p.line("const bool aligned_ = " + alignedCondition(k, V, "(" + V + " * sizeof(real))") + ";");
     p.line("// Groups overlapping the box's first / last column also compute (not store) the points outside it, so");
     p.line("// their reads (offsets " + lowReach + " .. " + highReach + " from the group) must stay within the allocated row;");
     p.line("// where they would not, those columns go to the one-point kernel.");
@@ -413,14 +591,35 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   p.closeScope(launchName(k, part));
 }
 
+// The namespace of a part with a schedule of its own (its kBlockX / kBlockY / kChunk shadow the kernel's).
+std::string partNamespace(const dag::Kernel& k, int part) { return part < 0 ? "default_part" : "region_" + cIdent(k.regions[part].name); }
+
 void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
-  emitBlockConstants(p, k);
-  if (k.schedule.strategy == dag::Strategy::Stream)
-    p.line("constexpr long kChunk = " + std::to_string(k.schedule.chunk) + ";  // points of dim 0 per block; 0 = sized at launch");
+  auto constants = [&](const dag::Kernel& kk) {
+    emitBlockConstants(p, kk);
+    if (kk.schedule.strategy == dag::Strategy::Stream)
+      p.line("constexpr long kChunk = " + std::to_string(kk.schedule.chunk) + ";  // points of dim 0 per block; 0 = sized at launch");
+  };
+  constants(k);
   for (int part : dag::kernelParts(k)) {
     if (part >= 0) p.line("// region " + k.regions[part].name);
-    if (k.schedule.strategy == dag::Strategy::Stream) emitStream(p, m, k, part);
-    else emitNaive(p, m, k, part);
+    if (!k.partSchedules.count(part)) {
+      if (k.schedule.strategy == dag::Strategy::Stream) emitStream(p, m, k, part);
+      else emitNaive(p, m, k, part);
+      continue;
+    }
+    dag::Kernel kp = k;
+    kp.schedule = k.scheduleOf(part);
+    kp.partSchedules.clear();
+    p.line("// This part's own schedule: " + std::string(dag::strategyName(kp.schedule.strategy)) + ", block " + std::to_string(kp.schedule.blockX) +
+           "x" + std::to_string(kp.schedule.blockY) + ", vec " + std::to_string(kp.schedule.vec) + ", rows " + std::to_string(kp.schedule.rows) +
+           ", unroll " + std::to_string(kp.schedule.unroll) + ", prefetch " + std::to_string(kp.schedule.prefetch) + ".");
+    p.line("// why: " + kp.schedule.reason);
+    p.openScope("namespace " + partNamespace(k, part));
+    constants(kp);
+    if (kp.schedule.strategy == dag::Strategy::Stream) emitStream(p, m, kp, part);
+    else emitNaive(p, m, kp, part);
+    p.closeScope("namespace " + partNamespace(k, part));
   }
   p.line("// Every part of the kernel over the interior points inside clip_ (host-side box split, one launch per box).");
   p.openScope("cudaError_t launchSweep(const stnc_rt::Layout& L_, const stnc_rt::Box& clip_, " + declArgs(k, ArgMode::Sweep) +
@@ -430,7 +629,8 @@ void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   emitPartDispatch(
       p, k,
       [&](int part, const std::string& box) {
-        return "if ((e_ = " + launchName(k, part) + "(L_, " + box + ", " + args + ", stream_)) != cudaSuccess) return e_";
+        const std::string ns = k.partSchedules.count(part) ? partNamespace(k, part) + "::" : "";
+        return "if ((e_ = " + ns + launchName(k, part) + "(L_, " + box + ", " + args + ", stream_)) != cudaSuccess) return e_";
       },
       "return cudaErrorInvalidValue;");
   p.line("return e_;");

@@ -55,3 +55,54 @@ cudaError_t fillBoundaryDimDevice(T* a, const Layout& L, int d, int kind, T valu
 }  // namespace stnc_rt
 
 #endif  // STNC_RUNTIME_CUDA_H_V1
+
+// Shared-memory plane pipeline (the stream schedule with --smem=on): 16-byte cp.async copies of a
+// tile of one plane into shared memory, zero-filled where the tile leaves the allocated array (those
+// values only feed points outside the box, which are never stored). Own guard: files generated
+// before these helpers existed may share a translation unit with newer ones.
+#ifndef STNC_RUNTIME_CUDA_ASYNC_V1
+#define STNC_RUNTIME_CUDA_ASYNC_V1
+namespace stnc_rt {
+
+__device__ __forceinline__ void cpAsync16(void* dst, const void* src, bool valid) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  const int n = valid ? 16 : 0;  // 0 bytes read: the 16 bytes are zero-filled
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(n) : "memory");
+}
+__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cpAsyncWait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// The copies of one thread for a Rows x Cols tile (row-major, Cols per row) whose first element is at
+// (y, z) of every plane (z a multiple of 16 bytes in the interior frame), shared by the NT threads of a
+// block. The tile's chunks of this thread and whether they lie inside the allocated rows are worked
+// out once; copy() then costs one address add and one cp.async per chunk and plane. Chunks outside
+// the allocation are zero-filled; a plane outside it is skipped.
+template <typename T, int Rows, int Cols, int NT>
+struct TileCopier {
+  static constexpr int kPer = 16 / sizeof(T), kChunks = Rows * Cols / kPer, kMine = (kChunks + NT - 1) / NT;
+  static_assert(Cols % kPer == 0, "tile rows are whole 16-byte chunks");
+  long src[kMine];  // element offset in plane 0; -1: zero-fill; -2: no chunk for this thread
+  __device__ __forceinline__ TileCopier(const Layout& L, long y, long z, int tid) {
+    const long rowHi = L.dim[1] - L.pad[1], colHi = L.dim[2] - L.pad[2];
+#pragma unroll
+    for (int j = 0; j < kMine; ++j) {
+      const int i = tid + j * NT, r = i / (Cols / kPer), c = (i - r * (Cols / kPer)) * kPer;
+      const long yy = y + r, zz = z + c;
+      const bool ok = yy >= -L.pad[1] && yy < rowHi && zz >= -L.pad[2] && zz + kPer <= colHi;
+      src[j] = i >= kChunks ? -2 : ok ? at(L, 0, yy, zz) : -1;
+    }
+  }
+  __device__ __forceinline__ void copy(T* dst, const T* a, const Layout& L, long x, int tid) const {
+    if (x < -L.pad[0] || x >= L.dim[0] - L.pad[0]) return;
+    const T* plane = a + x * L.stride[0];
+#pragma unroll
+    for (int j = 0; j < kMine; ++j)
+      if (src[j] != -2) cpAsync16(dst + (tid + j * NT) * kPer, src[j] >= 0 ? plane + src[j] : a, src[j] >= 0);
+  }
+};
+
+}  // namespace stnc_rt
+#endif  // STNC_RUNTIME_CUDA_ASYNC_V1

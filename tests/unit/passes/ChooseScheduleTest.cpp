@@ -25,22 +25,35 @@ dag::Schedule policy(const char* src, const passes::ScheduleOverride& o = {}) {
 
 }  // namespace
 
-TEST_CASE("a 3-D star streams with two points per thread in vectors - a box also gets two rows per thread") {
+TEST_CASE("a 3-D star streams its planes through shared memory, 16-byte vectors - a box keeps L1 with two rows per thread") {
   dag::Schedule star = policy(kStar7);
   CHECK(star.strategy == dag::Strategy::Stream);
+  CHECK(star.smem == 2);    // the policy's rings: two blocks per SM
   CHECK(star.rows == 1);
-  CHECK(star.vec == 2);     // one 16-byte load per pair of f64 points
-  CHECK(star.blockY == 8);  // f64 with vectors: 32x8
+  CHECK(star.vec == 2);     // one 16-byte vector of f64 per thread
+  CHECK(star.blockX == 16);
+  CHECK(star.blockY == 16);
+  CHECK(star.prefetch == 2);  // planes in flight
   dag::Schedule box = policy(kBox27);
+  CHECK(box.smem == 0);
   CHECK(box.strategy == dag::Strategy::Stream);
   CHECK(box.rows == 2);
   CHECK(box.vec == 2);
   CHECK(box.blockY == 8);  // 256 threads: up to 255 registers for the tile's queues
   CHECK(box.unroll == 2);
-  // f32 keeps 32x16 blocks (small queues) and pairs (8-byte vectors measured faster than 16-byte ones).
+  // f32: four points per 16-byte vector.
   dag::Schedule f32 = policy("stencil s(i, j, k) : f32 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k] + u[i,j,k+1]; }");
-  CHECK(f32.vec == 2);
-  CHECK(f32.blockY == 16);
+  CHECK(f32.vec == 4);
+  CHECK(f32.smem == 2);
+  // --smem=off: the L1 policy (f32 pairs, 32x16 blocks while the queues are small).
+  passes::ScheduleOverride off;
+  off.smem = "off";
+  dag::Schedule l1 = policy("stencil s(i, j, k) : f32 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k] + u[i,j,k+1]; }", off);
+  CHECK(l1.smem == 0);
+  CHECK(l1.vec == 2);
+  CHECK(l1.blockX == 32);
+  CHECK(l1.blockY == 16);
+  CHECK(l1.prefetch == 0);
 }
 
 TEST_CASE("kernels with more than two outputs keep one point per thread - 2-D kernels have no vectors") {

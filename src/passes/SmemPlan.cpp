@@ -1,0 +1,75 @@
+#include "passes/SmemPlan.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "passes/ChooseSchedule.h"
+
+namespace stnc::passes {
+
+namespace {
+int floorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+}  // namespace
+
+SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part) {
+  SmemPlan plan;
+  const dag::Schedule& s = k.schedule;
+  if (s.strategy != dag::Strategy::Stream || s.smem == 0) {
+    plan.why = "off";
+    return plan;
+  }
+  plan.depth = s.prefetch > 0 ? s.prefetch : 2;
+  const int elem = static_cast<int>(dag::elemSize(k.type)), per = 16 / elem, vec = std::max(1, s.vec);
+  const int width = s.blockX * vec;  // block columns
+  if (width % per != 0) {
+    plan.why = "the block's " + std::to_string(width) + " columns are not whole 16-byte chunks";
+    return plan;
+  }
+  for (const dag::Field& f : k.fields) {
+    if (!dag::isRead(f.role)) continue;
+    int qlo = 0, qhi = -1;
+    const bool queue = queueSpan(ctx, k, f.name, qlo, qhi, part);
+    int lo1 = INT_MAX, hi1 = INT_MIN, lo2 = INT_MAX, hi2 = INT_MIN, amin = INT_MAX, amax = INT_MIN;
+    for (dag::NodeId id : dag::liveNodes(ctx, k, part)) {
+      const dag::Node& n = ctx.node(id);
+      if (n.kind != dag::NodeKind::Access || ctx.name(n.sym) != f.name) continue;
+      const dag::Offset& o = n.offset;
+      lo1 = std::min(lo1, o.d[1]);
+      hi1 = std::max(hi1, o.d[1]);
+      lo2 = std::min(lo2, o.d[2]);
+      hi2 = std::max(hi2, o.d[2]);
+      const bool slot = queue && o.d[1] == 0 && o.d[2] == 0 && o.d[0] >= qlo && o.d[0] <= qhi;
+      const int d0 = slot ? qhi : o.d[0];  // a queue slot: only its head comes from shared memory
+      amin = std::min(amin, d0);
+      amax = std::max(amax, d0);
+    }
+    if (amin == INT_MAX) continue;  // not read by this part
+    SmemRing r;
+    r.field = f.name;
+    r.lo1 = lo1;
+    r.rows = s.blockY + hi1 - lo1;
+    r.a2 = floorDiv(lo2, per) * per;
+    r.cols = (floorDiv(width - 1 + hi2, per) + 1) * per - r.a2;
+    r.amin = amin;
+    r.amax = amax;
+    r.slots = amax - amin + 2 + plan.depth;
+    plan.bytes += r.elems() * elem;
+    plan.rings.push_back(r);
+  }
+  if (plan.rings.empty()) {
+    plan.why = "the part reads no field";
+    return plan;
+  }
+  const long budget = s.smem == 2 ? kSmemAutoBudget : kSmemBudget;
+  if (plan.bytes > budget) {
+    plan.why = std::to_string(plan.bytes / 1024) + " KiB of shared memory per block exceeds the " + std::to_string(budget / 1024) +
+               " KiB budget" + (s.smem == 2 ? " of the policy (two blocks per SM; --smem=on allows " + std::to_string(kSmemBudget / 1024) + ")" : "");
+    return plan;
+  }
+  plan.blocksPerSm = static_cast<int>(std::min<long>(2048 / (s.blockX * s.blockY), (227L * 1024) / (plan.bytes + 1024)));
+  plan.ok = plan.blocksPerSm >= 1;
+  if (!plan.ok) plan.why = "no block fits an SM";
+  return plan;
+}
+
+}  // namespace stnc::passes

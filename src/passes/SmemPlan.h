@@ -1,0 +1,47 @@
+// planSmem: the shared-memory rings of one part's stream kernel when planes arrive through a cp.async
+// pipeline (--smem=on; codegen/cuda emits it). Every access that is not a register-queue slot reads a
+// tile of its plane from shared memory; a queue's newest value (its head) is read from the tile too.
+//
+// Per field read by the part: the tile is the block's (blockX*vec) x blockY outputs plus the in-plane
+// footprint (dim-2 bounds rounded out to 16-byte chunks, so every copy is one aligned cp.async), and
+// the ring holds the planes x+amin .. x+amax read at iteration x, the `depth` planes in flight, and
+// one more, so that the slot being refilled was last read two iterations ago (one barrier per plane).
+//
+//   acoustic (u radius 4, v and roc2 at the centre), f32, block 16x16, vec 4, depth 2:
+//     u: 24 rows x 72 columns x 8 slots, v and roc2: 16 x 64 x 4 slots -> 88 KiB (2 blocks per SM)
+#pragma once
+#include <string>
+#include <vector>
+
+#include "dag/Kernel.h"
+
+namespace stnc::passes {
+
+struct SmemRing {
+  std::string field;
+  int lo1 = 0;          // first tile row, relative to the block's first row
+  int rows = 0;         // blockY + dim-1 footprint
+  int a2 = 0;           // first tile column, relative to the block's first column (16-byte multiple)
+  int cols = 0;         // a multiple of 16 bytes
+  int amin = 0, amax = 0;  // dim-0 offsets read from shared memory (amax: the plane issued `depth` ahead)
+  int slots = 0;        // amax - amin + 2 + depth
+  long elems() const { return static_cast<long>(slots) * rows * cols; }
+};
+
+struct SmemPlan {
+  bool ok = false;
+  std::string why;       // why not (too much shared memory, not a stream kernel, ...)
+  int depth = 0;         // planes in flight per field (cp.async groups outstanding)
+  std::vector<SmemRing> rings;
+  long bytes = 0;        // dynamic shared memory per block
+  int blocksPerSm = 0;   // resident blocks the shared memory allows (227 KiB per SM)
+};
+
+// Blocks whose rings exceed this are not built with shared memory (the part keeps L1 loads):
+// --smem=on (Schedule::smem 1), and the policy's choice (smem 2), which keeps two blocks per SM.
+constexpr long kSmemBudget = 200 * 1024;
+constexpr long kSmemAutoBudget = 112 * 1024;
+
+SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part);
+
+}  // namespace stnc::passes

@@ -1,0 +1,104 @@
+// passes/SmemPlan: the shared-memory rings of the stream schedule with --smem=on (tile rows and
+// columns from the in-plane footprint, rounded out to 16-byte chunks; ring slots from the planes read),
+// and the parts it refuses.
+#include <doctest/doctest.h>
+
+#include "unit/DagText.h"
+#include "passes/ChooseSchedule.h"
+#include "passes/SmemPlan.h"
+
+using namespace stnc;
+
+namespace {
+
+struct Planned {
+  std::unique_ptr<test::Compiled> c;
+  dag::Kernel k;
+};
+
+Planned schedule(const std::string& body, const std::string& block, int vec, int prefetch = -1) {
+  Planned p{test::compileText(body), {}};
+  REQUIRE_MESSAGE(p.c->module, p.c->diagText());
+  p.k = test::kernelOf(*p.c, "s");
+  passes::ScheduleOverride o;
+  o.strategy = "stream";
+  o.smem = "on";
+  REQUIRE(std::sscanf(block.c_str(), "%dx%d", &o.blockX, &o.blockY) == 2);
+  o.vec = vec;
+  o.prefetch = prefetch;
+  p.k.schedule = passes::chooseSchedule(p.c->module->ctx, p.k, o);
+  return p;
+}
+
+const passes::SmemRing& ring(const passes::SmemPlan& sp, const std::string& field) {
+  for (const passes::SmemRing& r : sp.rings)
+    if (r.field == field) return r;
+  FAIL("no ring for " << field);
+  throw 0;
+}
+
+const char* kAcoustic =
+    "stencil s(i, j, k) : f32 { in u, roc2; inout v; swap u, v;\n"
+    "  v = 2.0 * u - v + roc2 * (u[i-4,j,k] + u[i+4,j,k] + u[i,j-4,k] + u[i,j+4,k] + u[i,j,k-4] + u[i,j,k+4] - 6.0 * u); }";
+
+}  // namespace
+
+TEST_CASE("acoustic f32, 16x16 threads of 4 points: the radius-4 field's tile and the centre-only rings") {
+  Planned p = schedule(kAcoustic, "16x16", 4);
+  const passes::SmemPlan sp = passes::planSmem(p.c->module->ctx, p.k, -1);
+  REQUIRE_MESSAGE(sp.ok, sp.why);
+  CHECK(sp.depth == 2);  // default pipeline depth
+  const passes::SmemRing& u = ring(sp, "u");
+  CHECK(u.rows == 16 + 8);
+  CHECK(u.lo1 == -4);
+  CHECK(u.a2 == -4);
+  CHECK(u.cols == 64 + 8);
+  CHECK(u.amin == 0);  // in-plane reads at plane i only; the queue's head at i+4
+  CHECK(u.amax == 4);
+  CHECK(u.slots == 4 + 2 + 2);
+  const passes::SmemRing& v = ring(sp, "v");
+  CHECK(v.rows == 16);
+  CHECK(v.cols == 64);
+  CHECK(v.slots == 4);
+  CHECK(sp.bytes == (8L * 24 * 72 + 2L * 4 * 16 * 64) * 4);
+  CHECK(sp.blocksPerSm == 2);
+}
+
+TEST_CASE("f64 box: diagonal reads of neighbouring planes widen the ring, odd offsets round to 16-byte chunks") {
+  Planned p = schedule(
+      "stencil s(i, j, k) : f64 { in u; out v;\n"
+      "  v = u[i-1,j+1,k-1] + u[i+1,j-1,k+1] + u[i-1,j,k] + u[i+1,j,k] + u; }",
+      "32x8", 2, 1);
+  const passes::SmemPlan sp = passes::planSmem(p.c->module->ctx, p.k, -1);
+  REQUIRE_MESSAGE(sp.ok, sp.why);
+  const passes::SmemRing& u = ring(sp, "u");
+  CHECK(u.amin == -1);
+  CHECK(u.amax == 1);
+  CHECK(u.slots == 2 + 2 + 1);
+  CHECK(u.rows == 8 + 2);
+  CHECK(u.a2 == -2);               // column -1 lies in the chunk starting at -2
+  CHECK(u.cols == 2 + 64 + 2);     // and column 64 in the chunk ending at 65
+}
+
+TEST_CASE("rings that exceed the budget, and schedules without rings, are refused with a reason") {
+  Planned wide = schedule(kAcoustic, "32x32", 4, 8);
+  const passes::SmemPlan big = passes::planSmem(wide.c->module->ctx, wide.k, -1);
+  CHECK_FALSE(big.ok);
+  CHECK(big.why.find("budget") != std::string::npos);
+  Planned off = schedule(kAcoustic, "32x8", 4);
+  off.k.schedule.smem = 0;
+  const passes::SmemPlan none = passes::planSmem(off.c->module->ctx, off.k, -1);
+  CHECK_FALSE(none.ok);
+}
+
+TEST_CASE("--smem=on keeps one row per thread and says so") {
+  Planned p = schedule(kAcoustic, "32x8", 2);
+  passes::ScheduleOverride o;
+  o.strategy = "stream";
+  o.smem = "on";
+  o.rows = 4;
+  const dag::Schedule s = passes::chooseSchedule(p.c->module->ctx, p.k, o);
+  CHECK(s.smem == 1);
+  CHECK(s.rows == 1);
+  CHECK(s.reason.find("one row per thread") != std::string::npos);
+}
