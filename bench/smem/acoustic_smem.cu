@@ -15,8 +15,10 @@
 //     in-plane neighbours from the plane-x tile: 3 LDS.128 along dim 2, 8 along dim 1.
 //   * Ring slots: u needs planes x .. x+4+P while a straggler may still read plane x-1, so 6+P slots;
 //     v / roc2 need x .. x+P, so 2+P slots. One barrier per plane.
-// Results are compared with the generated kernel (relative tolerance: the term order is the same but
-// nvcc may contract differently).
+// Results are compared with the generated kernel: max |difference| / max |value| <= 1e-5 (the term
+// order is the same, but this file is compiled with nvcc's default FMA contraction: a point whose
+// terms cancel differs by more than 1e-5 of its own small value; session 4's first run reported
+// those as "BAD" with a per-point relative metric).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -239,7 +241,7 @@ int main(int argc, char** argv) {
   const double floorMs = pts * 16.0 / (copyGBs * 1e6);
   std::printf("grid %ld^3 f32 acoustic_c (25-pt star leapfrog), arrays %ldx%ldx%ld; copy %.0f GB/s -> floor %.3f ms = %.1f Gpts/s\n\n", n,
               L.dim[0], L.dim[1], L.dim[2], copyGBs, floorMs, pts / (floorMs * 1e6));
-  std::printf("| variant | ms | Gpts/s | of floor | max rel diff vs generated |\n|---|---:|---:|---:|---:|\n");
+  std::printf("| variant | ms | Gpts/s | of floor | max |diff| / max |v| vs generated |\n|---|---:|---:|---:|---:|\n");
   const double tGen = medianMs([&] { CK(S::cuda::sweep(L, u, roc2, v)); }, reps, flush, flushBytes);
   std::printf("| stnc generated (policy schedule) | %.4f | %.1f | %.2f | (reference) |\n", tGen, pts / (tGen * 1e6), floorMs / tGen);
   struct Variant {
@@ -265,14 +267,16 @@ int main(int argc, char** argv) {
       continue;
     }
     CK(cudaMemcpy(got.data(), v, bytes, cudaMemcpyDeviceToHost));
-    double maxRel = 0;
+    double maxDiff = 0, maxVal = 0;
     for (long i = 0; i < n; ++i)
       for (long j = 0; j < n; ++j)
         for (long k = 0; k < n; ++k) {
           const long at = stnc_rt::at(L, i, j, k);
-          maxRel = std::max(maxRel, std::fabs(static_cast<double>(got[at]) - want[at]) / (std::fabs(static_cast<double>(want[at])) + 1e-3));
+          maxDiff = std::max(maxDiff, std::fabs(static_cast<double>(got[at]) - want[at]));
+          maxVal = std::max(maxVal, std::fabs(static_cast<double>(want[at])));
         }
-    const bool ok = maxRel < 1e-4;
+    const double maxRel = maxDiff / (maxVal > 0 ? maxVal : 1.0);
+    const bool ok = maxRel <= 1e-5;
     bad += !ok;
     const double t = medianMs([&] { CK(var.fn(L, var.chunk, u, roc2, v)); }, reps, flush, flushBytes);
     std::printf("| %s | %.4f | %.1f | %.2f | %.2e%s |\n", var.name, t, pts / (t * 1e6), floorMs / t, maxRel, ok ? "" : " **BAD**");

@@ -137,6 +137,14 @@ std::vector<Timing> timeModule(const dag::Module& m, const std::string& so, cons
   return out;
 }
 
+// The most outputs one CUDA kernel of k computes (each region part is its own kernel).
+size_t maxPartOutputs(const dag::Kernel& k) {
+  std::map<int, size_t> per;
+  size_t most = 0;
+  for (const dag::Output& o : k.outputs) most = std::max(most, ++per[o.region]);
+  return most;
+}
+
 std::string overrideText(const passes::ScheduleOverride& c) {
   std::string s = "--schedule=" + c.strategy;
   if (c.blockX) s += " --block " + std::to_string(c.blockX) + "x" + std::to_string(c.blockY);
@@ -192,7 +200,7 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
       dag::Schedule s = trials[c].kernels[i].schedule = sched[i][c] =
           passes::chooseSchedule(trials[c].ctx, trials[c].kernels[i], cands[c]);
       passes::fillPartSchedules(trials[c].ctx, trials[c].kernels[i]);
-      tooBig |= (s.rows > 1 || s.vec > 1) && m.kernels[i].outputs.size() > 2;
+      tooBig |= (s.rows > 1 || s.vec > 1) && maxPartOutputs(m.kernels[i]) > 2;
       bool seen = false;
       for (size_t d = 0; d < c; ++d) seen |= !skip[d] && same(sched[i][d], s);
       fresh |= !seen;
