@@ -21,6 +21,8 @@
 // those as "BAD" with a per-point relative metric).
 #include <cuda_runtime.h>
 
+#include "experiment.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -30,14 +32,6 @@
 
 #include "acoustic_c.h"
 
-#define CK(x)                                                                         \
-  do {                                                                                \
-    cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
 
 __constant__ float kC[5] = {static_cast<float>(3.0 * (-205.0 / 72.0)), static_cast<float>(8.0 / 5.0), static_cast<float>(-1.0 / 5.0),
                             static_cast<float>(8.0 / 315.0), static_cast<float>(-1.0 / 560.0)};
@@ -181,33 +175,6 @@ cudaError_t launchSmem(const stnc_rt::Layout& L, long chunk, const float* u, con
                   static_cast<unsigned>((L.n[0] + chunk - 1) / chunk));
   acSmem<TX, TY, P, VR><<<grid, block, C::smem>>>(L, chunk, u, roc2, v);
   return cudaGetLastError();
-}
-
-struct Timer {
-  cudaEvent_t a, b;
-  Timer() {
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-  }
-};
-
-template <class F>
-double medianMs(F f, int reps, void* flushBuf, size_t flushBytes) {
-  static Timer t;
-  std::vector<float> ms;
-  f();  // warm-up
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaMemsetAsync(flushBuf, r & 0xff, flushBytes));  // evict L2
-    CK(cudaEventRecord(t.a));
-    f();
-    CK(cudaEventRecord(t.b));
-    CK(cudaEventSynchronize(t.b));
-    float x;
-    CK(cudaEventElapsedTime(&x, t.a, t.b));
-    ms.push_back(x);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
 }
 
 int main(int argc, char** argv) {

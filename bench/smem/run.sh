@@ -11,7 +11,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/stnc-smem.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 "$stnc" "$root/bench/workloads/acoustic_c.stn" -o "$work" --fp-contract=on ${STNC_FLAGS:-}
-"$nvcc" -O3 -std=c++17 -arch=sm_90 -Werror all-warnings -Xptxas -v -I "$work" \
+"$nvcc" -O3 -std=c++17 -arch=sm_90 -Werror all-warnings -Xptxas -v -I "$work" -I "$root/bench/common" \
   "$root/bench/smem/acoustic_smem.cu" "$work/acoustic_c.cu" -o "$work/acoustic_smem" 2>&1 | grep -E "registers|spill" | sed -n '1,40p'
 [[ ${BUILD_ONLY:-0} == 1 ]] && exit 0
 n=${1:-800}

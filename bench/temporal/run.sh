@@ -12,7 +12,7 @@ if [[ ! -x $stnc ]]; then cp "$stnc" "$work/stnc" && chmod +x "$work/stnc" && st
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 "$stnc" "$root/bench/workloads/star7_rt.stn" -o "$work" ${STNC_FLAGS:-}
 # -fmad=false on both: the fused kernel evaluates the generated expression bit for bit.
-"$nvcc" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -I "$work" \
+"$nvcc" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -I "$work" -I "$root/bench/common" \
   "$root/bench/temporal/temporal_star7.cu" "$work/star7_rt.cu" -o "$work/temporal_star7"
 # The generated step loop with and without temporal blocking (bench/temporal/step7.stn).
 for t in off on; do

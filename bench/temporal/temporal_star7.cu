@@ -15,6 +15,8 @@
 // Redundant work: (TX*TY) / ((TX-4)*(TY-4)) loads and first-step evaluations per output point.
 #include <cuda_runtime.h>
 
+#include "experiment.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -24,14 +26,6 @@
 
 #include "star7_rt.h"
 
-#define CK(x)                                                                         \
-  do {                                                                                \
-    cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
 
 struct Coef {
   double c000, cm00, cp00, c0m0, c0p0, c00m, c00p;
@@ -88,32 +82,6 @@ __global__ void __launch_bounds__(TX * TY) fused2(const stnc_rt::Layout L, const
   }
 }
 
-struct Timer {
-  cudaEvent_t a, b;
-  Timer() {
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-  }
-};
-
-template <typename F>
-double medianMs(F f, int reps, double* flushBuf, size_t flushN) {
-  Timer t;
-  std::vector<float> ms;
-  for (int r = 0; r < reps + 3; ++r) {
-    CK(cudaMemsetAsync(flushBuf, r & 0xff, flushN * sizeof(double)));  // evict L2
-    CK(cudaEventRecord(t.a));
-    f();
-    CK(cudaEventRecord(t.b));
-    CK(cudaEventSynchronize(t.b));
-    float x = 0;
-    CK(cudaEventElapsedTime(&x, t.a, t.b));
-    if (r >= 3) ms.push_back(x);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
-
 template <int TX, int TY>
 cudaError_t launchFused(const stnc_rt::Layout& L, long chunk, const double* u, const double* v, double* out, const Coef& c) {
   const dim3 block(TX, TY, 1);
@@ -155,8 +123,8 @@ int main(int argc, char** argv) {
   std::vector<double> ref(L.count), got(L.count);
   CK(cudaMemcpy(ref.data(), w, L.count * sizeof(double), cudaMemcpyDeviceToHost));
   const double pts = static_cast<double>(n) * n * n;
-  const double oneSweep = medianMs([&] { CK(S::cuda::sweep(L, u, v, c.c000, c.cm00, c.cp00, c.c0m0, c.c0p0, c.c00m, c.c00p)); }, reps, flush, flushN);
-  const double two = medianMs(twoSweeps, reps, flush, flushN);
+  const double oneSweep = medianMs([&] { CK(S::cuda::sweep(L, u, v, c.c000, c.cm00, c.cp00, c.c0m0, c.c0p0, c.c00m, c.c00p)); }, reps, flush, flushN * sizeof(double));
+  const double two = medianMs(twoSweeps, reps, flush, flushN * sizeof(double));
   std::printf("grid %ld^3 f64, star7, fixed halos; stnc schedule: %s\n", n, "default policy of this stnc build");
   std::printf("| variant | ms per 2 steps | Gpts/s (x2 steps) | speed-up vs 2 stnc sweeps | bit-identical |\n|---|---:|---:|---:|---|\n");
   std::printf("| stnc sweep x2 | %.4f | %.1f | 1.00 | (reference) |\n", two, 2 * pts / (two * 1e6));
@@ -186,7 +154,7 @@ int main(int argc, char** argv) {
     CK(cudaMemcpy(got.data(), f, L.count * sizeof(double), cudaMemcpyDeviceToHost));
     const bool same = std::memcmp(got.data(), ref.data(), L.count * sizeof(double)) == 0;
     bad += !same;
-    const double t = medianMs([&] { CK(var.fn(L, var.chunk, u, v, f, c)); }, reps, flush, flushN);
+    const double t = medianMs([&] { CK(var.fn(L, var.chunk, u, v, f, c)); }, reps, flush, flushN * sizeof(double));
     std::printf("| %s | %.4f | %.1f | %.2f | %s |\n", var.name, t, 2 * pts / (t * 1e6), two / t, same ? "yes" : "**NO**");
   }
   std::printf("\nfloor for 2 steps with 2 sweeps: %.1f MB moved; fused: %.1f MB (read u once, write once)\n", 4 * pts * 8 / 1e6,

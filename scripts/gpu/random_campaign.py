@@ -81,6 +81,9 @@ def schedule_candidates(help_text, rank, only):
         if has("--vec"):  # several dim-2 points per thread in vectors (aligned span; `_rest` for the edges)
             c.append(("stream-v2-r3", ["--schedule", "stream", "--block", "32x8", "--vec", "2", "--rows", "3"]))
             c.append(("stream-v4-p1", ["--schedule", "stream", "--vec", "4", "--prefetch", "1"]))
+        if has("--smem"):  # planes through shared-memory rings (cp.async; zero-filled outside the allocation)
+            c.append(("stream-smem-v4", ["--schedule", "stream", "--smem=on", "--block", "16x16", "--vec", "4"]))
+            c.append(("stream-smem-v1-p1", ["--schedule", "stream", "--smem=on", "--block", "32x4", "--prefetch", "1"]))
     if only:
         c = [x for x in c if x[0] in only]
     return c

@@ -199,7 +199,7 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
     for (size_t i = 0; i < K; ++i) {
       dag::Schedule s = trials[c].kernels[i].schedule = sched[i][c] =
           passes::chooseSchedule(trials[c].ctx, trials[c].kernels[i], cands[c]);
-      passes::fillPartSchedules(trials[c].ctx, trials[c].kernels[i]);
+      passes::fillPartSchedules(trials[c].ctx, trials[c].kernels[i], cands[c]);
       tooBig |= (s.rows > 1 || s.vec > 1) && maxPartOutputs(m.kernels[i]) > 2;
       bool seen = false;
       for (size_t d = 0; d < c; ++d) seen |= !skip[d] && same(sched[i][d], s);

@@ -69,7 +69,8 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
   app.add_option("--block", block, "CUDA thread block XxY over the two innermost axes (default 32x8)");
   app.add_option("--chunk", fe.schedule.chunk, "stream: points of the first axis per block (default: from the SM count)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--prefetch", fe.schedule.prefetch, "stream: planes the register queues load ahead of use (more bytes in flight)")
+  app.add_option("--prefetch", fe.schedule.prefetch, "stream: planes the register queues load ahead of use (more bytes in flight); with shared-memory rings: "
+                 "planes of cp.async copies in flight (default 2)")
       ->check(CLI::Range(0, 8));
   app.add_option("--fp-contract", fe.fpContract,
                  "off: every + - * rounds on its own (default; bit-identical to plain C++ loops); on: a*b+c with "
@@ -83,18 +84,18 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
                  "stream: consecutive points of the innermost axis per thread, loaded and stored as one vector "
                  "(1, 2 or 4; at most 16 bytes: 2 for f64); in-row neighbours are shared between them")
       ->check(CLI::IsMember({1, 2, 4}));
-  app.add_option("--smem", fe.schedule.smem,
-                 "stream: on brings every plane a kernel reads into shared memory through a ring of cp.async copies "
-                 "(--prefetch planes in flight, default 2; one row per thread) and reads the in-plane neighbours there "
-                 "instead of through L1; a part whose rings exceed 200 KiB keeps L1 loads; auto: the policy")
-      ->check(CLI::IsMember({"auto", "on", "off"}))
-      ->capture_default_str();
-  app.add_option("--temporal", fe.schedule.temporal,
-                 "CUDA step loop: on fuses two time steps per sweep (temporal blocking) in cuda::step where the kernel "
-                 "qualifies (--report says whether and why not); auto: the policy (today: not used, measured slower "
-                 "than single steps, bench/results/2026-11-29-temporal.md); off: never")
-      ->check(CLI::IsMember({"auto", "on", "off"}))
-      ->capture_default_str();
+  auto autoOnOff = [&app](const std::string& name, std::string& value, const std::string& help) {
+    app.add_option(name, value, help)->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
+  };
+  autoOnOff("--smem", fe.schedule.smem,
+            "stream: on brings every plane a kernel reads into shared memory through a ring of cp.async copies "
+            "(--prefetch planes in flight, default 2; one row per thread) and reads the in-plane neighbours there "
+            "instead of through L1; a part whose rings exceed 200 KiB keeps L1 loads; auto: the policy (rings for "
+            "stars and other non-box kernels where they fit two blocks per SM); off: never");
+  autoOnOff("--temporal", fe.schedule.temporal,
+            "CUDA step loop: on fuses two time steps per sweep (temporal blocking) in cuda::step where the kernel "
+            "qualifies (--report says whether and why not); auto: the policy (today: not used, measured slower "
+            "than single steps, bench/results/2026-11-29-temporal.md); off: never");
   app.add_option("--unroll", fe.schedule.unroll, "stream: unroll factor of the loop along the first axis")
       ->check(CLI::Range(1, 16));
 }

@@ -42,8 +42,13 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
        << (k.schedule.rows > 1 ? ", rows " + std::to_string(k.schedule.rows) : std::string())
        << (k.schedule.vec > 1 ? ", vec " + std::to_string(k.schedule.vec) : std::string())
        << (k.schedule.smem ? ", shared-memory planes" : std::string()) << "\n";
+    for (const auto& [part, ps] : k.partSchedules)
+      os << "  part     : " << (part < 0 ? std::string("default part") : "region " + k.regions[part].name) << ": own schedule "
+         << dag::strategyName(ps.strategy) << ", block " << ps.blockX << "x" << ps.blockY << ", vec " << ps.vec << ", rows " << ps.rows
+         << ", unroll " << ps.unroll << " (" << ps.reason << ")\n";
     if (k.schedule.smem)
       for (int part : dag::kernelParts(k)) {
+        if (k.partSchedules.count(part)) continue;  // its own schedule has no rings
         const passes::SmemPlan sp = passes::planSmem(m.ctx, k, part);
         os << "  smem     : " << (part < 0 ? std::string("default part") : "region " + k.regions[part].name) << ": ";
         if (!sp.ok) {

@@ -120,6 +120,10 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   if (o.smem == "on" && o.prefetch < 0 && s.prefetch == 0) s.prefetch = 2;
   if (o.smem == "off") s.smem = 0;
   if (s.strategy != dag::Strategy::Stream) s.smem = 0;
+  if (s.smem == 2 && o.rows > 1) {  // the user's rows win over the policy's rings
+    s.smem = 0;
+    s.reason += "; --rows " + std::to_string(o.rows) + ": no shared-memory rings (they compute one row per thread)";
+  }
   if (s.smem && s.rows > 1) {
     s.reason += "; shared-memory planes compute one row per thread (rows " + std::to_string(s.rows) + " -> 1)";
     s.rows = 1;
@@ -184,13 +188,13 @@ bool forcesSchedule(const ScheduleOverride& o) {
          o.smem != "auto";
 }
 
-void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k) {
+void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o) {
   k.partSchedules.clear();
   if (k.schedule.smem != 2) return;
   for (int part : dag::kernelParts(k)) {
     const SmemPlan sp = planSmem(ctx, k, part);
     if (sp.ok) continue;
-    ScheduleOverride l1;
+    ScheduleOverride l1 = o;  // what the user forced stays
     l1.smem = "off";
     dag::Schedule s = chooseSchedule(ctx, k, l1);
     s.temporal = k.schedule.temporal;
@@ -198,12 +202,18 @@ void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k) {
     s.reason = "this part's rings do not fit (" + sp.why + "): the L1 policy; " + s.reason;
     k.partSchedules[part] = s;
   }
+  if (k.partSchedules.size() == dag::kernelParts(k).size()) {  // no part has rings: one schedule again
+    const std::string why = k.partSchedules.begin()->second.reason;
+    k.schedule = k.partSchedules.begin()->second;
+    k.schedule.reason = k.partSchedules.size() == 1 ? why : "no part's rings fit: the L1 policy; " + why.substr(why.find("): ") + 3);
+    k.partSchedules.clear();
+  }
 }
 
 bool chooseSchedules(dag::Module& m, DiagEngine&, const ScheduleOverride& o) {
   for (dag::Kernel& k : m.kernels) {
     k.schedule = chooseSchedule(m.ctx, k, o);
-    fillPartSchedules(m.ctx, k);
+    fillPartSchedules(m.ctx, k, o);
   }
   return false;
 }

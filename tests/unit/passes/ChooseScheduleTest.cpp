@@ -79,6 +79,18 @@ TEST_CASE("a vector is at most 16 bytes: --vec 4 on f64 becomes 2, on f32 stays 
   CHECK(f.vec == 4);
 }
 
+TEST_CASE("--rows wins over the policy's rings, but with --smem=on the rings win") {
+  passes::ScheduleOverride o;
+  o.rows = 4;
+  dag::Schedule rows = policy(kStar7, o);
+  CHECK(rows.rows == 4);
+  CHECK(rows.smem == 0);
+  o.smem = "on";
+  dag::Schedule rings = policy(kStar7, o);
+  CHECK(rings.smem == 1);
+  CHECK(rings.rows == 1);
+}
+
 TEST_CASE("options on the command line win over the policy") {
   passes::ScheduleOverride o;
   o.rows = 2;

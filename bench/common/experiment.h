@@ -1,0 +1,42 @@
+// Shared by the hand-written experiment programs (bench/temporal, bench/smem): error checking and
+// the timing method of the benchmark suite (CUDA events around each run, L2 evicted before it by a
+// 256 MB memset, 3 warm-up runs, the median of the rest).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x)                                                                         \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+
+// Median milliseconds of f() over `reps` runs; flushBuf: flushBytes of device memory used to evict L2.
+template <typename F>
+double medianMs(F f, int reps, void* flushBuf, size_t flushBytes) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> ms;
+  for (int r = 0; r < reps + 3; ++r) {
+    CK(cudaMemsetAsync(flushBuf, r & 0xff, flushBytes));
+    CK(cudaEventRecord(a));
+    f();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float x = 0;
+    CK(cudaEventElapsedTime(&x, a, b));
+    if (r >= 3) ms.push_back(x);
+  }
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}

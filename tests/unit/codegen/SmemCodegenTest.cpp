@@ -1,0 +1,83 @@
+// codegen/cuda with shared-memory rings (--smem): the structure the ring protocol needs (every thread
+// copies and meets the barrier, the wait depth is the prefetch, stores guarded), and per-part schedules
+// (a region part whose rings do not fit the policy's budget gets its own L1 schedule in its own namespace).
+// The GPU validates the kernels bit for bit (scripts/gpu-check.sh); this pins the emitted decisions.
+#include <doctest/doctest.h>
+
+#include "unit/DagText.h"
+#include "unit/codegen/CodegenTestUtil.h"
+#include "passes/ChooseSchedule.h"
+
+using namespace stnc;
+
+namespace {
+
+// An acoustic-like kernel: a radius-4 inner update and a five-field shell (the sample's shape).
+const char* kShell =
+    "import \"fd.stn\";\n"
+    "stencil s(i, j, k) : f32 { in u, roc2, eta; inout v, phi; swap u, v;\n"
+    "  region inner = [6:-6, 6:-6, 6:-6];\n"
+    "  v @ inner = 2.0 * u - v + roc2 * lap8(u);\n"
+    "  v = ((2.0 + 2.0 * eta) * u - v + roc2 * (lap8(u) + phi)) / (1.0 + 2.0 * eta);\n"
+    "  phi = (phi - (dx2(eta) * dx2(u) + dy2(eta) * dy2(u) + dz2(eta) * dz2(u))) / (1.0 + eta); }";
+
+// The text of __global__ function `name` (up to the next __global__ or the end).
+std::string kernelText(const std::string& cu, const std::string& name) {
+  const size_t at = cu.find("__global__ void __launch_bounds__(kBlockX * kBlockY) " + name + "(");
+  REQUIRE_MESSAGE(at != std::string::npos, "no kernel " << name);
+  const size_t end = cu.find("__global__", at + 10);
+  return cu.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+}  // namespace
+
+TEST_CASE("the policy gives the inner region rings and the shell, whose rings exceed 112 KiB, its own L1 schedule") {
+  auto c = test::compileText(kShell);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  const dag::Kernel& k = test::kernelOf(*c, "s");
+  CHECK(k.schedule.smem == 2);
+  REQUIRE(k.partSchedules.count(-1) == 1);
+  CHECK(k.partSchedules.count(0) == 0);
+  CHECK(k.scheduleOf(-1).smem == 0);
+  CHECK(k.scheduleOf(-1).blockX == 32);
+  CHECK(k.scheduleOf(-1).reason.find("do not fit") != std::string::npos);
+  const std::string cu = test::generateAll(*c->module).at(".cu");
+  // The inner part: rings, the wait depth of prefetch 2, one barrier per plane, no early return.
+  const std::string inner = kernelText(cu, "sweepPart_inner");
+  CHECK(inner.find("extern __shared__ float4 smem_[];") != std::string::npos);
+  CHECK(inner.find("stnc_rt::TileCopier<real, 24, 72, kBlockX * kBlockY> uC_") != std::string::npos);
+  CHECK(inner.find("stnc_rt::cpAsyncWait<2>();") != std::string::npos);
+  CHECK(inner.find("__syncthreads();") != std::string::npos);
+  CHECK(inner.find("return;") == std::string::npos);
+  CHECK(inner.find("if (act_)") != std::string::npos);
+  CHECK(inner.find("stnc_rt::cpAsyncWait<0>();") != std::string::npos);
+  // The shell: its own namespace with its own block, L1 loads, dispatched there.
+  const size_t ns = cu.find("namespace default_part {");
+  REQUIRE(ns != std::string::npos);
+  CHECK(cu.find("constexpr int kBlockX = 32;", ns) != std::string::npos);
+  CHECK(cu.find("default_part::launchPart(") != std::string::npos);
+  CHECK(kernelText(cu, "sweepPart").find("extern __shared__") == std::string::npos);
+  // Above 48 KiB of dynamic shared memory the launch raises the limit first.
+  CHECK(cu.find("cudaFuncSetAttribute(sweepPart_inner, cudaFuncAttributeMaxDynamicSharedMemorySize") != std::string::npos);
+}
+
+TEST_CASE("--smem=off gives no rings anywhere and no part schedules, --smem=on fits the shell too (200 KiB budget)") {
+  auto c = test::compileText(kShell);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  DiagEngine diags(c->sm);
+  passes::ScheduleOverride off;
+  off.smem = "off";
+  passes::chooseSchedules(*c->module, diags, off);
+  const dag::Kernel& k = test::kernelOf(*c, "s");
+  CHECK(k.schedule.smem == 0);
+  CHECK(k.partSchedules.empty());
+  CHECK(test::generateAll(*c->module).at(".cu").find("extern __shared__") == std::string::npos);
+  passes::ScheduleOverride on;
+  on.smem = "on";
+  passes::chooseSchedules(*c->module, diags, on);
+  CHECK(k.schedule.smem == 1);
+  CHECK(k.partSchedules.empty());
+  const std::string cu = test::generateAll(*c->module).at(".cu");
+  CHECK(kernelText(cu, "sweepPart").find("extern __shared__") != std::string::npos);
+  CHECK(kernelText(cu, "sweepPart_inner").find("extern __shared__") != std::string::npos);
+}

@@ -1,0 +1,30 @@
+// driver/Report (--report): per kernel the schedule and why, each region part's own schedule, the
+// shared-memory rings of every part that has them, loads, flops, bytes.
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "unit/TestUtil.h"
+#include "driver/Report.h"
+
+using namespace stnc;
+
+TEST_CASE("--report names a part's own schedule and the other part's rings") {
+  auto c = test::compileText(
+      "import \"fd.stn\";\n"
+      "stencil s(i, j, k) : f32 { in u, roc2, eta; inout v, phi; swap u, v;\n"
+      "  region inner = [6:-6, 6:-6, 6:-6];\n"
+      "  v @ inner = 2.0 * u - v + roc2 * lap8(u);\n"
+      "  v = ((2.0 + 2.0 * eta) * u - v + roc2 * (lap8(u) + phi)) / (1.0 + 2.0 * eta);\n"
+      "  phi = (phi - (dx2(eta) * dx2(u) + dy2(eta) * dy2(u) + dz2(eta) * dz2(u))) / (1.0 + eta); }");
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  std::ostringstream os;
+  driver::printReport(os, *c->module, {});
+  const std::string r = os.str();
+  CHECK(r.find("stencil s (f32, rank 3)") != std::string::npos);
+  CHECK(r.find("shared-memory planes") != std::string::npos);
+  CHECK(r.find("part     : default part: own schedule stream, block 32x16, vec 2") != std::string::npos);
+  CHECK(r.find("smem     : region inner: 86 KiB per block (2 per SM), 2 plane(s) in flight; u 24x72x8") != std::string::npos);
+  CHECK(r.find("smem     : default part") == std::string::npos);  // its own schedule has no rings
+  CHECK(r.find("bytes/pt : 28 compulsory") != std::string::npos);
+}
