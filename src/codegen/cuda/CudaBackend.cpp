@@ -203,7 +203,6 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
   p.line("// copies issued " + std::to_string(sp.depth) + " iteration(s) ahead; a ring holds the planes read now, those in flight");
   p.line("// and one more, so a slot is refilled two iterations after its last read (one barrier per plane).");
   p.line("extern __shared__ float4 smem_[];  // " + std::to_string(sp.bytes) + " bytes, 16-byte aligned");
-  std::string prev;
   long off = 0;
   for (const passes::SmemRing& r : sp.rings) {
     p.line("real* const " + ringName(r.field) + " = reinterpret_cast<real*>(smem_) + " + std::to_string(off) + ";  // " + r.field + ": " +
