@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 namespace stnc::passes {
 
@@ -191,22 +193,25 @@ bool forcesSchedule(const ScheduleOverride& o) {
 void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o) {
   k.partSchedules.clear();
   if (k.schedule.smem != 2) return;
+  std::vector<std::pair<int, std::string>> misfits;  // parts whose rings do not fit, and why
   for (int part : dag::kernelParts(k)) {
     const SmemPlan sp = planSmem(ctx, k, part);
-    if (sp.ok) continue;
-    ScheduleOverride l1 = o;  // what the user forced stays
-    l1.smem = "off";
-    dag::Schedule s = chooseSchedule(ctx, k, l1);
-    s.temporal = k.schedule.temporal;
-    s.temporalWhy = k.schedule.temporalWhy;
-    s.reason = "this part's rings do not fit (" + sp.why + "): the L1 policy; " + s.reason;
-    k.partSchedules[part] = s;
+    if (!sp.ok) misfits.push_back({part, sp.why});
   }
-  if (k.partSchedules.size() == dag::kernelParts(k).size()) {  // no part has rings: one schedule again
-    const std::string why = k.partSchedules.begin()->second.reason;
-    k.schedule = k.partSchedules.begin()->second;
-    k.schedule.reason = k.partSchedules.size() == 1 ? why : "no part's rings fit: the L1 policy; " + why.substr(why.find("): ") + 3);
-    k.partSchedules.clear();
+  if (misfits.empty()) return;
+  ScheduleOverride l1o = o;  // what the user forced stays
+  l1o.smem = "off";
+  dag::Schedule l1 = chooseSchedule(ctx, k, l1o);
+  l1.temporal = k.schedule.temporal;
+  l1.temporalWhy = k.schedule.temporalWhy;
+  if (misfits.size() == dag::kernelParts(k).size()) {  // no part has rings: one schedule again
+    l1.reason = "no part's rings fit (" + misfits.front().second + "): the L1 policy; " + l1.reason;
+    k.schedule = l1;
+    return;
+  }
+  for (const auto& [part, why] : misfits) {
+    k.partSchedules[part] = l1;
+    k.partSchedules[part].reason = "this part's rings do not fit (" + why + "): the L1 policy; " + l1.reason;
   }
 }
 

@@ -470,7 +470,7 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
   if (sp) {
     const std::string per = std::to_string(8 * sp->blocksPerSm);
     p.line("// " + std::to_string(sp->blocksPerSm) + " block(s) per SM fit the rings: about 8 waves of them (shorter chunks balance the SMs,");
-    p.line("// longer ones amortise the prologue of " + std::to_string(sp->rings.empty() ? 0 : sp->rings[0].amax - sp->rings[0].amin) + "+ planes).");
+    p.line("// longer ones amortise the rings' prologue).");
     p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + " + per + "L * sms_ - 1) / (" + per + "L * sms_);");
   } else {
     p.line("// Enough blocks for ~8 resident 256-thread blocks per SM; longer chunks amortise the queue prologue.");
@@ -493,6 +493,10 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
   p.line("if (cudaError_t e_ = cudaGetLastError()) return e_;");
   p.closeScope("");
 }
+
+// True (in the launcher) when box B_ is narrower than one tile of `vec`-point groups (a PML face a few
+// columns wide): most lanes of a tile would idle, so the one-point kernel takes it.
+std::string narrowBox(int vec) { return "B_.hi[2] - B_.lo[2] < kBlockX * " + std::to_string(vec); }
 
 // The condition under which the layout's rows and the field pointers are aligned to `elems` elements.
 std::string alignedCondition(const dag::Kernel& k, const std::string& elems, const std::string& bytes) {
@@ -524,8 +528,8 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
     const std::string per = std::to_string(16 / dag::elemSize(k.type));
     p.line("// The rings copy 16-byte chunks: rows and pointers must be 16-byte aligned (stnc_rt::makeLayout's are),");
     p.line("// otherwise the one-point kernel takes the whole box.");
-    p.line("// A box narrower than one tile (a PML face a few columns wide) wastes most of a tile's lanes: there too.");
-    p.openScope("if (B_.hi[2] - B_.lo[2] >= kBlockX * " + std::to_string(vec) + " && " + alignedCondition(k, per, "16") + ")");
+    p.line("// A box narrower than one tile goes there too (most lanes of a tile would idle).");
+    p.openScope("if (!(" + narrowBox(vec) + ") && " + alignedCondition(k, per, "16") + ")");
     emitStreamLaunch(p, kname, "B_", 1, vec, args, &sp);
     p.closeScope("");
     p.openScope("else");
@@ -543,9 +547,8 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   }
   const std::string R = std::to_string(rows), V = std::to_string(vec);
   if (vec > 1) {
-    p.line("// A box narrower than one tile of " + V + "-point groups (a PML face a few columns wide) would waste most lanes:");
-    p.line("// the one-point kernel takes it.");
-    p.openScope("if (B_.hi[2] - B_.lo[2] < kBlockX * " + V + ")");
+    p.line("// A box narrower than one tile of " + V + "-point groups (a PML face a few columns wide): the one-point kernel.");
+    p.openScope("if (" + narrowBox(vec) + ")");
     emitStreamLaunch(p, kname + "_rest", "B_", 1, 1, args);
     p.line("return cudaSuccess;");
     p.closeScope("");
