@@ -46,20 +46,21 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
       os << "  part     : " << (part < 0 ? std::string("default part") : "region " + k.regions[part].name) << ": own schedule "
          << dag::strategyName(ps.strategy) << ", block " << ps.blockX << "x" << ps.blockY << ", vec " << ps.vec << ", rows " << ps.rows
          << ", unroll " << ps.unroll << " (" << ps.reason << ")\n";
-    if (k.schedule.smem)
-      for (int part : dag::kernelParts(k)) {
-        if (k.partSchedules.count(part)) continue;  // its own schedule has no rings
-        const passes::SmemPlan sp = passes::planSmem(m.ctx, k, part);
-        os << "  smem     : " << (part < 0 ? std::string("default part") : "region " + k.regions[part].name) << ": ";
-        if (!sp.ok) {
-          os << "L1 loads (" << sp.why << ")\n";
-          continue;
-        }
-        os << sp.bytes / 1024 << " KiB per block (" << sp.blocksPerSm << " per SM), " << sp.depth << " plane(s) in flight;";
-        for (const passes::SmemRing& r : sp.rings)
-          os << " " << r.field << " " << r.rows << "x" << r.cols << "x" << r.slots;
-        os << "\n";
+    for (int part : dag::kernelParts(k)) {
+      dag::Kernel kp = k;  // the part's own schedule, if it has one
+      if (k.partSchedules.count(part)) kp.schedule = k.partSchedules.at(part);
+      if (!kp.schedule.smem) continue;
+      const passes::SmemPlan sp = passes::planSmem(m.ctx, kp, part);
+      os << "  smem     : " << (part < 0 ? std::string("default part") : "region " + k.regions[part].name) << ": ";
+      if (!sp.ok) {
+        os << "L1 loads (" << sp.why << ")\n";
+        continue;
       }
+      os << sp.bytes / 1024 << " KiB per block (" << sp.blocksPerSm << " per SM), " << sp.depth << " plane(s) in flight;";
+      for (const passes::SmemRing& r : sp.rings)
+        os << " " << r.field << " " << r.rows << "x" << r.cols << "x" << r.slots;
+      os << "\n";
+    }
     os << "  temporal : " << (k.schedule.temporalWhy.empty() ? "-" : k.schedule.temporalWhy) << "\n";
     os << "  why      : " << k.schedule.reason << "\n";
     auto it = ptxas.find(k.name);

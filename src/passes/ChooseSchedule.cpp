@@ -210,6 +210,23 @@ void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOv
     return;
   }
   for (const auto& [part, why] : misfits) {
+    // Narrower tiles first (fewer points per thread: the acoustic PML's five rings fit at 16x16 x 2
+    // points, 68 KiB, and beat its L1 schedule 1.22 vs 1.39 ms; bench/results/2026-11-30-s5-pml.md),
+    // unless the user chose the vector width; then the L1 policy.
+    dag::Schedule narrow = k.schedule;
+    bool fits = false;
+    while (o.vec <= 0 && narrow.vec > 1 && !fits) {
+      narrow.vec /= 2;
+      dag::Kernel kk = k;
+      kk.schedule = narrow;
+      fits = planSmem(ctx, kk, part).ok;
+    }
+    if (fits) {
+      k.partSchedules[part] = narrow;
+      k.partSchedules[part].reason = "this part's rings do not fit at " + std::to_string(k.schedule.vec) + " point(s) per thread (" + why + "): " +
+                                     std::to_string(narrow.vec) + " point(s) per thread, otherwise the kernel's schedule";
+      continue;
+    }
     k.partSchedules[part] = l1;
     k.partSchedules[part].reason = "this part's rings do not fit (" + why + "): the L1 policy; " + l1.reason;
   }

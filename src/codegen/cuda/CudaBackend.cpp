@@ -211,10 +211,13 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
     off += r.elems();
   }
   p.line("const int tid_ = threadIdx.y * kBlockX + threadIdx.x;");
+  const int tileCols = std::max(1, k.schedule.blockX) * std::max(1, k.schedule.vec);
   for (const passes::SmemRing& r : sp.rings) {
-    p.line("const stnc_rt::TileCopier<real, " + std::to_string(r.rows) + ", " + std::to_string(r.cols) + ", kBlockX * kBlockY> " +
-           cIdent(r.field) + "C_(L_, yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) + ", tid_);  // this thread's chunks of a " +
-           r.field + " tile");
+    // A tile without halo, read at one plane, is read by this block only: its copies may leave L2 first.
+    const bool reused = r.lo1 != 0 || r.rows != k.schedule.blockY || r.a2 != 0 || r.cols != tileCols || r.amin != r.amax;
+    p.line("const stnc_rt::HintedTileCopier<real, " + std::to_string(r.rows) + ", " + std::to_string(r.cols) + ", kBlockX * kBlockY, " +
+           (reused ? "true" : "false") + "> " + cIdent(r.field) + "C_(L_, yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) +
+           ", tid_);  // this thread's chunks of a " + r.field + " tile" + (reused ? " (read by neighbouring blocks too)" : " (this block's only)"));
     p.line("const real* const " + ringThreadName(r.field) + " = " + ringName(r.field) + " + (threadIdx.y" + plusTerm(-r.lo1) + ") * " + std::to_string(r.cols) +
            " + threadIdx.x * kVec" + plusTerm(-r.a2) + ";  // this thread's point in slot 0");
     for (int d = r.amin; d < r.amax; ++d)
@@ -271,6 +274,10 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
     p.line("// Columns start at a multiple of kBlockX (a box starting mid-row, like a region, keeps whole-line loads).");
     p.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX) + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
   } else {
+    if (sp)
+      p.line("// Tiles start at a multiple of their width, like the rows (tiles starting at any 32-byte sector,");
+    if (sp)
+      p.line("// wasting fewer columns of a region starting mid-row, ran the acoustic inner region 24 % slower).");
     p.line("// Columns z_ .. z_+" + std::to_string(vec - 1) + " of this thread: the box's dim-2 bounds are multiples of " +
            std::to_string(vec) + " and so are the row starts, so every " + std::to_string(vec * dag::elemSize(k.type)) +
            "-byte vector access is aligned.");
@@ -427,7 +434,10 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
       at.d[2] = 0;
       std::string vals;
       for (int c = 0; c < vec; ++c) vals += (c ? ", " : "") + val(c);
-      whole.push_back("*reinterpret_cast<" + vt + "*>(&" + cIdent(o.field) + "[" + offsetIndex(k, at) + "]) = " + vt + "{" + vals + "};");
+      const std::string ptr = "reinterpret_cast<" + vt + "*>(&" + cIdent(o.field) + "[" + offsetIndex(k, at) + "])";
+      // Ring kernels store evict-first (stnc_rt::storeOnce); the L1 kernels did not gain from it
+      // (box125_rt 286 -> 352 us, bench/results/2026-11-30-s5-pml.md).
+      whole.push_back(sp ? "stnc_rt::storeOnce(" + ptr + ", " + vt + "{" + vals + "});" : "*" + ptr + " = " + vt + "{" + vals + "};");
     }
     if (sp) p.openScope("if (act_)");
     p.openScope("if (whole_)");
@@ -440,7 +450,7 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
   } else if (sp) {
     p.openScope("if (act_)");
     for (size_t i = 0; i < tk.k.outputs.size(); ++i)
-      p.line(cIdent(tk.k.outputs[i].field) + "[p_] = " + cIdent(tk.k.outputs[i].field) + "_r0_c0_;");
+      p.line("stnc_rt::storeOnce(&" + cIdent(tk.k.outputs[i].field) + "[p_], " + cIdent(tk.k.outputs[i].field) + "_r0_c0_);");
     p.closeScope("");
   }
   for (const Queue& q : qs) {
@@ -495,8 +505,12 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
 }
 
 // True (in the launcher) when box B_ is narrower than one tile of `vec`-point groups (a PML face a few
-// columns wide): most lanes of a tile would idle, so the one-point kernel takes it.
-std::string narrowBox(int vec) { return "B_.hi[2] - B_.lo[2] < kBlockX * " + std::to_string(vec); }
+// columns wide): most lanes of a tile would idle, so the one-point kernel takes it. Rings copy whole
+// tiles, columns outside the box included, so a ring tile only needs to be three quarters used
+// (a 27-column PML face in a 32-column tile: 16x16 threads of 2 points).
+std::string narrowBox(int vec, bool ring = false) {
+  return "B_.hi[2] - B_.lo[2] < kBlockX * " + std::to_string(vec) + (ring ? " * 3 / 4" : "");
+}
 
 // The condition under which the layout's rows and the field pointers are aligned to `elems` elements.
 std::string alignedCondition(const dag::Kernel& k, const std::string& elems, const std::string& bytes) {
@@ -528,8 +542,8 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
     const std::string per = std::to_string(16 / dag::elemSize(k.type));
     p.line("// The rings copy 16-byte chunks: rows and pointers must be 16-byte aligned (stnc_rt::makeLayout's are),");
     p.line("// otherwise the one-point kernel takes the whole box.");
-    p.line("// A box narrower than one tile goes there too (most lanes of a tile would idle).");
-    p.openScope("if (!(" + narrowBox(vec) + ") && " + alignedCondition(k, per, "16") + ")");
+    p.line("// A box narrower than three quarters of a tile goes there too (most lanes of a tile would idle).");
+    p.openScope("if (!(" + narrowBox(vec, true) + ") && " + alignedCondition(k, per, "16") + ")");
     emitStreamLaunch(p, kname, "B_", 1, vec, args, &sp);
     p.closeScope("");
     p.openScope("else");

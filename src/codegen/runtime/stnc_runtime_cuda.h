@@ -106,3 +106,62 @@ struct TileCopier {
 
 }  // namespace stnc_rt
 #endif  // STNC_RUNTIME_CUDA_ASYNC_V1
+
+// L2 eviction hints for the shared-memory pipeline (session 5): stores (nothing in the kernel reads
+// them again) and tiles no other block reads (a field read at the centre only: v, roc2 in the acoustic
+// leapfrog) can be marked evict-first, so that the 60 MB L2 keeps the lines neighbouring blocks read
+// again (the halos of u) for longer.
+// STNC_L2_HINTS, a sum of: 1 evict-first copies of single-use tiles, 2 evict-first stores, 4 evict-last
+// copies of tiles with halos. Default 2: measured on the acoustic sample (samples/acoustic/profile.sh),
+// evict-first stores ran its inner region 2166 -> 2053 us; evict-first copies slowed the 27-column PML
+// faces (224 -> 257 us) and gained nothing inside; evict-last halos gained nothing. Own guard, like the block above.
+#ifndef STNC_RUNTIME_CUDA_ASYNC_V2
+#define STNC_RUNTIME_CUDA_ASYNC_V2
+#ifndef STNC_L2_HINTS
+#define STNC_L2_HINTS 2
+#endif
+namespace stnc_rt {
+
+// Kind: 0 no hint, 1 evict first, 2 evict last.
+template <int Kind>
+__device__ __forceinline__ void cpAsync16Hint(void* dst, const void* src, bool valid) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  const int n = valid ? 16 : 0;
+  if constexpr (Kind == 1)
+    asm volatile("{\n.reg .b64 pol;\ncreatepolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
+                 "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, pol;\n}\n" ::"r"(s), "l"(src), "r"(n) : "memory");
+  else if constexpr (Kind == 2)
+    asm volatile("{\n.reg .b64 pol;\ncreatepolicy.fractional.L2::evict_last.b64 pol, 1.0;\n"
+                 "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, pol;\n}\n" ::"r"(s), "l"(src), "r"(n) : "memory");
+  else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(n) : "memory");
+}
+
+// A TileCopier whose copies carry an L2 policy: Reused false for tiles only this block reads.
+template <typename T, int Rows, int Cols, int NT, bool Reused>
+struct HintedTileCopier : TileCopier<T, Rows, Cols, NT> {
+  using Base = TileCopier<T, Rows, Cols, NT>;
+  static constexpr int kKind = (STNC_L2_HINTS & 1) && !Reused ? 1 : (STNC_L2_HINTS & 4) && Reused ? 2 : 0;
+  __device__ __forceinline__ HintedTileCopier(const Layout& L, long y, long z, int tid) : Base(L, y, z, tid) {}
+  __device__ __forceinline__ void copy(T* dst, const T* a, const Layout& L, long x, int tid) const {
+    if (x < -L.pad[0] || x >= L.dim[0] - L.pad[0]) return;
+    const T* plane = a + x * L.stride[0];
+#pragma unroll
+    for (int j = 0; j < Base::kMine; ++j)
+      if (this->src[j] != -2)
+        cpAsync16Hint<kKind>(dst + (tid + j * NT) * Base::kPer, this->src[j] >= 0 ? plane + this->src[j] : a, this->src[j] >= 0);
+  }
+};
+
+// A store nothing in this kernel reads again: evict-first (st.global.cs) where STNC_L2_HINTS has 2.
+template <typename V>
+__device__ __forceinline__ void storeOnce(V* p, const V& v) {
+#if STNC_L2_HINTS & 2
+  __stcs(p, v);
+#else
+  *p = v;
+#endif
+}
+
+}  // namespace stnc_rt
+#endif  // STNC_RUNTIME_CUDA_ASYNC_V2

@@ -1,6 +1,7 @@
 // codegen/cuda with shared-memory rings (--smem): the structure the ring protocol needs (every thread
 // copies and meets the barrier, the wait depth is the prefetch, stores guarded), and per-part schedules
-// (a region part whose rings do not fit the policy's budget gets its own L1 schedule in its own namespace).
+// (a region part whose rings do not fit the policy's budget gets narrower rings, or its own L1 schedule,
+// in its own namespace), and the L2 hints (HintedTileCopier, storeOnce).
 // The GPU validates the kernels bit for bit (scripts/gpu-check.sh); this pins the emitted decisions.
 #include <doctest/doctest.h>
 
@@ -31,34 +32,64 @@ std::string kernelText(const std::string& cu, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("the policy gives the inner region rings and the shell, whose rings exceed 112 KiB, its own L1 schedule") {
+TEST_CASE("the policy gives the inner region rings of 4-point groups and the shell, whose rings exceed 112 KiB so, rings of 2-point groups") {
   auto c = test::compileText(kShell);
   REQUIRE_MESSAGE(c->module, c->diagText());
   const dag::Kernel& k = test::kernelOf(*c, "s");
   CHECK(k.schedule.smem == 2);
+  CHECK(k.schedule.vec == 4);
   REQUIRE(k.partSchedules.count(-1) == 1);
   CHECK(k.partSchedules.count(0) == 0);
-  CHECK(k.scheduleOf(-1).smem == 0);
-  CHECK(k.scheduleOf(-1).blockX == 32);
-  CHECK(k.scheduleOf(-1).reason.find("do not fit") != std::string::npos);
+  CHECK(k.scheduleOf(-1).smem == 2);
+  CHECK(k.scheduleOf(-1).vec == 2);
+  CHECK(k.scheduleOf(-1).blockX == 16);
+  CHECK(k.scheduleOf(-1).reason.find("do not fit at 4 point(s) per thread") != std::string::npos);
   const std::string cu = test::generateAll(*c->module).at(".cu");
   // The inner part: rings, the wait depth of prefetch 2, one barrier per plane, no early return.
   const std::string inner = kernelText(cu, "sweepPart_inner");
   CHECK(inner.find("extern __shared__ float4 smem_[];") != std::string::npos);
-  CHECK(inner.find("stnc_rt::TileCopier<real, 24, 72, kBlockX * kBlockY> uC_") != std::string::npos);
+  // u has a halo (read by neighbouring blocks too); v and roc2 tiles are this block's only.
+  CHECK(inner.find("stnc_rt::HintedTileCopier<real, 24, 72, kBlockX * kBlockY, true> uC_") != std::string::npos);
+  CHECK(inner.find("stnc_rt::HintedTileCopier<real, 16, 64, kBlockX * kBlockY, false> roc2C_") != std::string::npos);
   CHECK(inner.find("stnc_rt::cpAsyncWait<2>();") != std::string::npos);
   CHECK(inner.find("__syncthreads();") != std::string::npos);
   CHECK(inner.find("return;") == std::string::npos);
   CHECK(inner.find("if (act_)") != std::string::npos);
+  CHECK(inner.find("stnc_rt::storeOnce(reinterpret_cast<float4*>(&v[p_]), float4{") != std::string::npos);
   CHECK(inner.find("stnc_rt::cpAsyncWait<0>();") != std::string::npos);
-  // The shell: its own namespace with its own block, L1 loads, dispatched there.
+  // The shell: its own namespace with its own block and rings of 2-point groups (five fields, eta with
+  // a one-cell halo), dispatched there.
   const size_t ns = cu.find("namespace default_part {");
   REQUIRE(ns != std::string::npos);
-  CHECK(cu.find("constexpr int kBlockX = 32;", ns) != std::string::npos);
+  CHECK(cu.find("constexpr int kBlockX = 16;", ns) != std::string::npos);
   CHECK(cu.find("default_part::launchPart(") != std::string::npos);
-  CHECK(kernelText(cu, "sweepPart").find("extern __shared__") == std::string::npos);
+  const std::string shell = kernelText(cu, "sweepPart");
+  CHECK(shell.find("extern __shared__") != std::string::npos);
+  CHECK(shell.find("stnc_rt::HintedTileCopier<real, 18, 40, kBlockX * kBlockY, true> etaC_") != std::string::npos);
+  CHECK(shell.find("stnc_rt::storeOnce(reinterpret_cast<float2*>(&phi[p_]), float2{") != std::string::npos);
+  // A 27-column face fills three quarters of a 32-column tile: the ring kernel takes boxes that wide.
+  CHECK(cu.find("if (!(B_.hi[2] - B_.lo[2] < kBlockX * 2 * 3 / 4) && ") != std::string::npos);
   // Above 48 KiB of dynamic shared memory the launch raises the limit first.
   CHECK(cu.find("cudaFuncSetAttribute(sweepPart_inner, cudaFuncAttributeMaxDynamicSharedMemorySize") != std::string::npos);
+}
+
+TEST_CASE("a vector width the user chose is kept: the shell, whose rings do not fit at 4 points, gets its own L1 schedule") {
+  auto c = test::compileText(kShell);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  DiagEngine diags(c->sm);
+  passes::ScheduleOverride o;
+  o.vec = 4;
+  passes::chooseSchedules(*c->module, diags, o);
+  const dag::Kernel& k = test::kernelOf(*c, "s");
+  CHECK(k.schedule.smem == 2);
+  REQUIRE(k.partSchedules.count(-1) == 1);
+  CHECK(k.scheduleOf(-1).smem == 0);
+  CHECK(k.scheduleOf(-1).vec == 4);
+  CHECK(k.scheduleOf(-1).reason.find("do not fit") != std::string::npos);
+  CHECK(k.scheduleOf(-1).reason.find("the L1 policy") != std::string::npos);
+  const std::string cu = test::generateAll(*c->module).at(".cu");
+  CHECK(kernelText(cu, "sweepPart").find("extern __shared__") == std::string::npos);
+  CHECK(kernelText(cu, "sweepPart_inner").find("extern __shared__") != std::string::npos);
 }
 
 TEST_CASE("--smem=off gives no rings anywhere and no part schedules, --smem=on fits the shell too (200 KiB budget)") {

@@ -6,25 +6,47 @@
 
 #include "unit/TestUtil.h"
 #include "driver/Report.h"
+#include "passes/ChooseSchedule.h"
 
 using namespace stnc;
 
+namespace {
+// The acoustic sample's shape: a radius-4 inner update and a five-field shell.
+const char* kShell =
+    "import \"fd.stn\";\n"
+    "stencil s(i, j, k) : f32 { in u, roc2, eta; inout v, phi; swap u, v;\n"
+    "  region inner = [6:-6, 6:-6, 6:-6];\n"
+    "  v @ inner = 2.0 * u - v + roc2 * lap8(u);\n"
+    "  v = ((2.0 + 2.0 * eta) * u - v + roc2 * (lap8(u) + phi)) / (1.0 + 2.0 * eta);\n"
+    "  phi = (phi - (dx2(eta) * dx2(u) + dy2(eta) * dy2(u) + dz2(eta) * dz2(u))) / (1.0 + eta); }";
+}  // namespace
+
 TEST_CASE("--report names a part's own schedule and the other part's rings") {
-  auto c = test::compileText(
-      "import \"fd.stn\";\n"
-      "stencil s(i, j, k) : f32 { in u, roc2, eta; inout v, phi; swap u, v;\n"
-      "  region inner = [6:-6, 6:-6, 6:-6];\n"
-      "  v @ inner = 2.0 * u - v + roc2 * lap8(u);\n"
-      "  v = ((2.0 + 2.0 * eta) * u - v + roc2 * (lap8(u) + phi)) / (1.0 + 2.0 * eta);\n"
-      "  phi = (phi - (dx2(eta) * dx2(u) + dy2(eta) * dy2(u) + dz2(eta) * dz2(u))) / (1.0 + eta); }");
+  auto c = test::compileText(kShell);
   REQUIRE_MESSAGE(c->module, c->diagText());
   std::ostringstream os;
   driver::printReport(os, *c->module, {});
   const std::string r = os.str();
   CHECK(r.find("stencil s (f32, rank 3)") != std::string::npos);
   CHECK(r.find("shared-memory planes") != std::string::npos);
-  CHECK(r.find("part     : default part: own schedule stream, block 32x16, vec 2") != std::string::npos);
+  CHECK(r.find("part     : default part: own schedule stream, block 16x16, vec 2") != std::string::npos);
   CHECK(r.find("smem     : region inner: 86 KiB per block (2 per SM), 2 plane(s) in flight; u 24x72x8") != std::string::npos);
-  CHECK(r.find("smem     : default part") == std::string::npos);  // its own schedule has no rings
+  // The part's own schedule has rings too (narrower tiles): they are reported with that schedule.
+  CHECK(r.find("smem     : default part: 68 KiB per block (3 per SM), 2 plane(s) in flight; u 24x40x8") != std::string::npos);
   CHECK(r.find("bytes/pt : 28 compulsory") != std::string::npos);
+}
+
+TEST_CASE("--report: a part whose own schedule has no rings gets no smem line") {
+  auto c = test::compileText(kShell);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  DiagEngine diags(c->sm);
+  passes::ScheduleOverride o;
+  o.vec = 4;  // the user's width: the shell's rings do not fit, so it gets the L1 policy
+  passes::chooseSchedules(*c->module, diags, o);
+  std::ostringstream os;
+  driver::printReport(os, *c->module, {});
+  const std::string r = os.str();
+  CHECK(r.find("part     : default part: own schedule stream, block 32x16, vec 4") != std::string::npos);
+  CHECK(r.find("smem     : region inner: 86 KiB per block") != std::string::npos);
+  CHECK(r.find("smem     : default part") == std::string::npos);
 }
