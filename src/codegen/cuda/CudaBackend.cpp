@@ -3,6 +3,8 @@
 // output point per thread iteration; every distinct (field, offset) is one load (__restrict__,
 // const inputs go through the read-only path). Compiled with -fmad=false so results equal the CPU
 // backend's bit for bit. Tuned schedules are the optimizing middle-end's job (docs/DESIGN.md).
+#include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
@@ -479,9 +481,17 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
   p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
   if (sp) {
     const std::string per = std::to_string(8 * sp->blocksPerSm);
+    // The planes a chunk reads beyond its own (the prologue) grow with the dim-0 reach.
+    int reach = 1;
+    for (const passes::SmemRing& r : sp->rings) reach = std::max({reach, std::abs(r.amin), std::abs(r.amax)});
+    const std::string lo = std::to_string(8 * reach);
     p.line("// " + std::to_string(sp->blocksPerSm) + " block(s) per SM fit the rings: about 8 waves of them (shorter chunks balance the SMs,");
-    p.line("// longer ones amortise the rings' prologue).");
+    p.line("// longer ones amortise the rings' prologue), kept within " + lo + " (8 x the dim-0 reach " + std::to_string(reach) +
+           ", or the box's depth) .. 64 planes.");
+    p.line("// Measured (bench/results/2026-11-30-s5-pml.md): radius 4, 64 planes ran the acoustic inner region 2053 -> 2002 us,");
+    p.line("// its 27-plane PML faces in one chunk 178 -> 170 us; 32 planes star25 0.58 -> 0.61 of floor, star7 (radius 1) 0.76 -> 0.70.");
     p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + " + per + "L * sms_ - 1) / (" + per + "L * sms_);");
+    p.line("if (kChunk == 0) chunk_ = std::max(std::min(nx_, " + lo + "L), std::min(chunk_, 64L));");
   } else {
     p.line("// Enough blocks for ~8 resident 256-thread blocks per SM; longer chunks amortise the queue prologue.");
     p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");

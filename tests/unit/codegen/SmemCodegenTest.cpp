@@ -71,6 +71,17 @@ TEST_CASE("the policy gives the inner region rings of 4-point groups and the she
   CHECK(cu.find("if (!(B_.hi[2] - B_.lo[2] < kBlockX * 2 * 3 / 4) && ") != std::string::npos);
   // Above 48 KiB of dynamic shared memory the launch raises the limit first.
   CHECK(cu.find("cudaFuncSetAttribute(sweepPart_inner, cudaFuncAttributeMaxDynamicSharedMemorySize") != std::string::npos);
+  // Radius 4 along dim 0: chunks of at least 32 planes (or the box's depth), at most 64.
+  CHECK(cu.find("if (kChunk == 0) chunk_ = std::max(std::min(nx_, 32L), std::min(chunk_, 64L));") != std::string::npos);
+}
+
+TEST_CASE("ring kernels of a radius-1 star keep short chunks: at least 8 planes") {
+  auto c = test::compileText("stencil s(i, j, k) : f64 { in u; out w;\n"
+                             "  w = u[i-1, j, k] + u[i+1, j, k] + u[i, j-1, k] + u[i, j+1, k] + u[i, j, k-1] + u[i, j, k+1] - 6.0 * u; }");
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  CHECK(test::kernelOf(*c, "s").schedule.smem == 2);
+  const std::string cu = test::generateAll(*c->module).at(".cu");
+  CHECK(cu.find("if (kChunk == 0) chunk_ = std::max(std::min(nx_, 8L), std::min(chunk_, 64L));") != std::string::npos);
 }
 
 TEST_CASE("a vector width the user chose is kept: the shell, whose rings do not fit at 4 points, gets its own L1 schedule") {
