@@ -165,3 +165,59 @@ __device__ __forceinline__ void storeOnce(V* p, const V& v) {
 
 }  // namespace stnc_rt
 #endif  // STNC_RUNTIME_CUDA_ASYNC_V2
+
+// Timing helpers (session 5): the generated C entry point (`stnc run --bench`, `--autotune`) reads a
+// buffer four times the L2 before every timed sweep, so each sweep starts with a cold L2 like the
+// benchmark harness's (bench/harness): at 256^3 an array or two otherwise survive in the 60 MB L2
+// between sweeps and the autotuner's timings moved 5-10 % from run to run. Own guard.
+#ifndef STNC_RUNTIME_CUDA_FLUSH_V1
+#define STNC_RUNTIME_CUDA_FLUSH_V1
+namespace stnc_rt {
+
+// A template so that several generated files may define it (one kernel, no ODR clash).
+template <int Unused>
+__global__ void l2FlushRead(const float4* __restrict__ p, unsigned long n, float* sink) {
+  float acc = 0.0f;
+  for (unsigned long i = blockIdx.x * static_cast<unsigned long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<unsigned long>(gridDim.x) * blockDim.x) {
+    const float4 v = __ldcg(p + i);
+    acc += v.x + v.y + v.z + v.w;
+  }
+  if (acc == 1.0f) *sink = acc;  // the buffer is zero: never true, but the loads stay
+}
+
+// Owns the buffer; without memory for it, flush() does nothing (timings then include warm-L2 effects).
+class L2Flusher {
+ public:
+  L2Flusher() {
+    int dev = 0, l2 = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess || l2 <= 0) {
+      (void)cudaGetLastError();
+      return;
+    }
+    n_ = 4UL * static_cast<unsigned long>(l2) / sizeof(float4);
+    if (cudaMalloc(&buf_, (n_ + 1) * sizeof(float4)) != cudaSuccess || cudaMemset(buf_, 0, (n_ + 1) * sizeof(float4)) != cudaSuccess) {
+      (void)cudaGetLastError();
+      if (buf_) cudaFree(buf_);
+      buf_ = nullptr;
+    }
+  }
+  ~L2Flusher() {
+    if (buf_) cudaFree(buf_);
+  }
+  L2Flusher(const L2Flusher&) = delete;
+  L2Flusher& operator=(const L2Flusher&) = delete;
+  bool active() const { return buf_ != nullptr; }
+  cudaError_t flush(cudaStream_t s = 0) const {
+    if (!buf_) return cudaSuccess;
+    l2FlushRead<0><<<1024, 256, 0, s>>>(buf_, n_, reinterpret_cast<float*>(buf_ + n_));
+    return cudaGetLastError();
+  }
+
+ private:
+  float4* buf_ = nullptr;
+  unsigned long n_ = 0;
+};
+
+}  // namespace stnc_rt
+#endif  // STNC_RUNTIME_CUDA_FLUSH_V1
