@@ -35,7 +35,7 @@
 #define ACOUSTIC_PNG 0  // the Makefile sets 1 when <png.h> compiles (PNG=1); 0: images are binary PPM
 #endif
 #define STNC_SAMPLE_PNG ACOUSTIC_PNG
-#include "../common/backend.h"   // describeBackend
+#include "../common/backend.h"   // kHaveCuda, dieAs, describeBackend
 #include "../common/image_io.h"  // encodeImage, kImageKind, imagePath (PNG or PPM)
 #if defined(_OPENMP)
 #include <omp.h>
@@ -65,16 +65,7 @@ constexpr long kPml = 27;
 constexpr long kR = 4;  // stencil radius = halo
 constexpr double kPi = 3.14159265358979323846;
 
-#if defined(STNC_WITH_CUDA)
-constexpr bool kHaveCuda = true;
-#else
-constexpr bool kHaveCuda = false;
-#endif
-
-[[noreturn]] void die(const std::string& msg) {
-  std::fprintf(stderr, "acoustic: error: %s\n", msg.c_str());
-  std::exit(2);
-}
+[[noreturn]] void die(const std::string& msg) { dieAs("acoustic", msg); }
 
 // ---- the problem ------------------------------------------------------------------------------------
 struct Config {

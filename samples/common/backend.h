@@ -1,6 +1,9 @@
-// samples/common/backend.h — the backend line the samples print: "cpu (N OpenMP threads)" or
+// samples/common/backend.h — what the samples share about backends: whether this build has the CUDA
+// kernels, the fatal-error exit, and the backend line they print: "cpu (N OpenMP threads)" or
 // "cuda (device name)"; false (and why) when the CUDA backend has no usable device.
 #pragma once
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #if defined(_OPENMP)
 #include <omp.h>
@@ -8,6 +11,18 @@
 #if defined(STNC_WITH_CUDA)
 #include <cuda_runtime.h>
 #endif
+
+#if defined(STNC_WITH_CUDA)
+constexpr bool kHaveCuda = true;
+#else
+constexpr bool kHaveCuda = false;
+#endif
+
+// "PROGRAM: error: MESSAGE" on stderr, exit status 2 (bad input or an unusable setup).
+[[noreturn]] inline void dieAs(const char* program, const std::string& msg) {
+  std::fprintf(stderr, "%s: error: %s\n", program, msg.c_str());
+  std::exit(2);
+}
 
 inline bool describeBackend(const std::string& backend, std::string& text, std::string& error) {
   (void)error;  // set only by the CUDA build

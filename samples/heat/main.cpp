@@ -33,7 +33,7 @@
 #define HEAT_PNG 1
 #endif
 #define STNC_SAMPLE_PNG HEAT_PNG
-#include "../common/backend.h"   // describeBackend
+#include "../common/backend.h"   // kHaveCuda, dieAs, describeBackend
 #include "../common/image_io.h"  // encodeImage, kImageKind, imagePath (PNG or PPM)
 #if defined(_OPENMP)
 #include <omp.h>
@@ -54,21 +54,13 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kLength = 2 * kPi;  // the periodic box is [0, 2*pi) along every axis
 
-#if defined(STNC_WITH_CUDA)
-constexpr bool kHaveCuda = true;
-#else
-constexpr bool kHaveCuda = false;
-#endif
 #if defined(HEAT_MPI)
 constexpr bool kHaveMpi = true;
 #else
 constexpr bool kHaveMpi = false;
 #endif
 
-[[noreturn]] void die(const std::string& msg) {
-  std::fprintf(stderr, "heat: error: %s\n", msg.c_str());
-  std::exit(2);
-}
+[[noreturn]] void die(const std::string& msg) { dieAs("heat", msg); }
 
 // ---- the two kernels behind one interface ---------------------------------------------------------
 // Points are addressed as (a, b, c) with a = 0 in 2-D (heat2d's axes i, j are b, c here).

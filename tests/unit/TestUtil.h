@@ -29,4 +29,14 @@ inline std::unique_ptr<Compiled> compileText(const std::string& text, passes::Pa
   return c;
 }
 
+// The acoustic sample's shape (samples/acoustic): a radius-4 inner region and a five-field PML shell
+// (the default equations), f32 — per-part schedules, rings and reports are pinned on it.
+inline const char* const kAcousticShell =
+    "import \"fd.stn\";\n"
+    "stencil s(i, j, k) : f32 { in u, roc2, eta; inout v, phi; swap u, v;\n"
+    "  region inner = [6:-6, 6:-6, 6:-6];\n"
+    "  v @ inner = 2.0 * u - v + roc2 * lap8(u);\n"
+    "  v = ((2.0 + 2.0 * eta) * u - v + roc2 * (lap8(u) + phi)) / (1.0 + 2.0 * eta);\n"
+    "  phi = (phi - (dx2(eta) * dx2(u) + dy2(eta) * dy2(u) + dz2(eta) * dz2(u))) / (1.0 + eta); }";
+
 }  // namespace stnc::test

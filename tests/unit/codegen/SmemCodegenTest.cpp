@@ -13,15 +13,6 @@ using namespace stnc;
 
 namespace {
 
-// An acoustic-like kernel: a radius-4 inner update and a five-field shell (the sample's shape).
-const char* kShell =
-    "import \"fd.stn\";\n"
-    "stencil s(i, j, k) : f32 { in u, roc2, eta; inout v, phi; swap u, v;\n"
-    "  region inner = [6:-6, 6:-6, 6:-6];\n"
-    "  v @ inner = 2.0 * u - v + roc2 * lap8(u);\n"
-    "  v = ((2.0 + 2.0 * eta) * u - v + roc2 * (lap8(u) + phi)) / (1.0 + 2.0 * eta);\n"
-    "  phi = (phi - (dx2(eta) * dx2(u) + dy2(eta) * dy2(u) + dz2(eta) * dz2(u))) / (1.0 + eta); }";
-
 // The text of __global__ function `name` (up to the next __global__ or the end).
 std::string kernelText(const std::string& cu, const std::string& name) {
   const size_t at = cu.find("__global__ void __launch_bounds__(kBlockX * kBlockY) " + name + "(");
@@ -33,7 +24,7 @@ std::string kernelText(const std::string& cu, const std::string& name) {
 }  // namespace
 
 TEST_CASE("the policy gives the inner region rings of 4-point groups and the shell, whose rings exceed 112 KiB so, rings of 2-point groups") {
-  auto c = test::compileText(kShell);
+  auto c = test::compileText(test::kAcousticShell);
   REQUIRE_MESSAGE(c->module, c->diagText());
   const dag::Kernel& k = test::kernelOf(*c, "s");
   CHECK(k.schedule.smem == 2);
@@ -85,7 +76,7 @@ TEST_CASE("ring kernels of a radius-1 star keep short chunks: at least 8 planes"
 }
 
 TEST_CASE("a vector width the user chose is kept: the shell, whose rings do not fit at 4 points, gets its own L1 schedule") {
-  auto c = test::compileText(kShell);
+  auto c = test::compileText(test::kAcousticShell);
   REQUIRE_MESSAGE(c->module, c->diagText());
   DiagEngine diags(c->sm);
   passes::ScheduleOverride o;
@@ -104,7 +95,7 @@ TEST_CASE("a vector width the user chose is kept: the shell, whose rings do not 
 }
 
 TEST_CASE("--smem=off gives no rings anywhere and no part schedules, --smem=on fits the shell too (200 KiB budget)") {
-  auto c = test::compileText(kShell);
+  auto c = test::compileText(test::kAcousticShell);
   REQUIRE_MESSAGE(c->module, c->diagText());
   DiagEngine diags(c->sm);
   passes::ScheduleOverride off;

@@ -10,19 +10,8 @@
 
 using namespace stnc;
 
-namespace {
-// The acoustic sample's shape: a radius-4 inner update and a five-field shell.
-const char* kShell =
-    "import \"fd.stn\";\n"
-    "stencil s(i, j, k) : f32 { in u, roc2, eta; inout v, phi; swap u, v;\n"
-    "  region inner = [6:-6, 6:-6, 6:-6];\n"
-    "  v @ inner = 2.0 * u - v + roc2 * lap8(u);\n"
-    "  v = ((2.0 + 2.0 * eta) * u - v + roc2 * (lap8(u) + phi)) / (1.0 + 2.0 * eta);\n"
-    "  phi = (phi - (dx2(eta) * dx2(u) + dy2(eta) * dy2(u) + dz2(eta) * dz2(u))) / (1.0 + eta); }";
-}  // namespace
-
 TEST_CASE("--report names a part's own schedule and the other part's rings") {
-  auto c = test::compileText(kShell);
+  auto c = test::compileText(test::kAcousticShell);
   REQUIRE_MESSAGE(c->module, c->diagText());
   std::ostringstream os;
   driver::printReport(os, *c->module, {});
@@ -37,7 +26,7 @@ TEST_CASE("--report names a part's own schedule and the other part's rings") {
 }
 
 TEST_CASE("--report: a part whose own schedule has no rings gets no smem line") {
-  auto c = test::compileText(kShell);
+  auto c = test::compileText(test::kAcousticShell);
   REQUIRE_MESSAGE(c->module, c->diagText());
   DiagEngine diags(c->sm);
   passes::ScheduleOverride o;
