@@ -276,10 +276,10 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
     p.line("// Columns start at a multiple of kBlockX (a box starting mid-row, like a region, keeps whole-line loads).");
     p.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX) + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
   } else {
-    if (sp)
+    if (sp) {
       p.line("// Tiles start at a multiple of their width, like the rows (tiles starting at any 32-byte sector,");
-    if (sp)
       p.line("// wasting fewer columns of a region starting mid-row, ran the acoustic inner region 24 % slower).");
+    }
     p.line("// Columns z_ .. z_+" + std::to_string(vec - 1) + " of this thread: the box's dim-2 bounds are multiples of " +
            std::to_string(vec) + " and so are the row starts, so every " + std::to_string(vec * dag::elemSize(k.type)) +
            "-byte vector access is aligned.");

@@ -207,7 +207,6 @@ class L2Flusher {
   }
   L2Flusher(const L2Flusher&) = delete;
   L2Flusher& operator=(const L2Flusher&) = delete;
-  bool active() const { return buf_ != nullptr; }
   cudaError_t flush(cudaStream_t s = 0) const {
     if (!buf_) return cudaSuccess;
     l2FlushRead<0><<<1024, 256, 0, s>>>(buf_, n_, reinterpret_cast<float*>(buf_ + n_));
