@@ -18,7 +18,7 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 QUICK=0 ONLY="" PEERS=1 VALIDATE=1 AUTOTUNE=0
-CMDLINE="scripts/bench.sh $*"
+CMDLINE="${STNC_FLAGS:+STNC_FLAGS='$STNC_FLAGS' }scripts/bench.sh $*"  # the flags every kernel was compiled with belong to the record
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) QUICK=1 ;;
