@@ -1,33 +1,46 @@
 #include "driver/Report.h"
 
 #include <ostream>
+#include <set>
+#include <string>
 
 #include "passes/ChooseSchedule.h"
 #include "passes/SmemPlan.h"
 
 namespace stnc::driver {
 
-KernelCost costOf(const dag::Context& ctx, const dag::Kernel& k) {
+KernelCost costOf(const dag::Context& ctx, const dag::Kernel& k, int part) {
   KernelCost c;
-  for (dag::NodeId id : dag::liveNodes(ctx, k)) {
+  const std::vector<dag::NodeId> live = part == -2 ? dag::liveNodes(ctx, k) : dag::liveNodes(ctx, k, part);
+  std::set<std::string> read, written;
+  for (dag::NodeId id : live) {
     const dag::Node& n = ctx.node(id);
-    if (n.kind == dag::NodeKind::Access) ++c.loads;
+    if (n.kind == dag::NodeKind::Access) {
+      ++c.loads;
+      read.insert(ctx.name(n.sym));
+    }
     if (n.kind == dag::NodeKind::Apply || n.kind == dag::NodeKind::Select) c.flops += n.kind == dag::NodeKind::Apply && n.op == dag::Op::Fma ? 2 : 1;
   }
+  for (const dag::Output& o : k.outputs)
+    if (part == -2 || o.region == part) written.insert(o.field);
   c.queuedLoads = c.loads;
   if (k.schedule.strategy == dag::Strategy::Stream)
     for (const dag::Field& f : k.fields) {
       int lo, hi;
-      if (!dag::isRead(f.role) || !passes::queueSpan(ctx, k, f.name, lo, hi)) continue;
+      if (!dag::isRead(f.role) || !passes::queueSpan(ctx, k, f.name, lo, hi, part)) continue;
       int inQueue = 0;
-      for (dag::NodeId id : dag::liveNodes(ctx, k)) {
+      for (dag::NodeId id : live) {
         const dag::Node& n = ctx.node(id);
         if (n.kind == dag::NodeKind::Access && ctx.name(n.sym) == f.name && n.offset.d[1] == 0 && n.offset.d[2] == 0) ++inQueue;
       }
       c.queuedLoads -= inQueue - 1;
     }
-  int es = static_cast<int>(dag::elemSize(k.type));
-  for (const dag::Field& f : k.fields) c.bytes += es * ((dag::isRead(f.role) ? 1 : 0) + (dag::isWritten(f.role) ? 1 : 0));
+  const int es = static_cast<int>(dag::elemSize(k.type));
+  for (const dag::Field& f : k.fields) {
+    const bool r = part == -2 ? dag::isRead(f.role) : read.count(f.name) > 0;
+    const bool w = part == -2 ? dag::isWritten(f.role) : written.count(f.name) > 0;
+    c.bytes += es * ((r ? 1 : 0) + (w ? 1 : 0));
+  }
   return c;
 }
 
@@ -72,6 +85,12 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
     os << "\n  flops/pt : " << c.flops << "\n  bytes/pt : " << c.bytes << " compulsory (each field read once, written once)\n";
     os << "  intensity: " << (c.bytes ? static_cast<double>(c.flops) / c.bytes : 0.0) << " flop/byte ("
        << (static_cast<double>(c.flops) / c.bytes > 7.9 ? "FP64-bound on an H200" : "memory-bound on an H200") << ")\n";
+    if (!k.regions.empty())  // each part is its own kernel with its own floor
+      for (int part : dag::kernelParts(k)) {
+        const KernelCost pc = costOf(m.ctx, k, part);
+        os << "  part cost: " << (part < 0 ? std::string("default part") : "region " + k.regions[part].name) << ": " << pc.loads
+           << " loads, " << pc.flops << " flops, " << pc.bytes << " compulsory bytes per point\n";
+      }
   }
 }
 

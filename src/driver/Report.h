@@ -19,7 +19,9 @@ struct KernelCost {
   int bytes = 0;       // compulsory bytes per point: each read field once + each written field once
 };
 
-KernelCost costOf(const dag::Context& ctx, const dag::Kernel& k);
+// part: -2 = the whole kernel (every output); otherwise one region part (-1 = the default equations),
+// whose bytes count only the fields that part reads or writes.
+KernelCost costOf(const dag::Context& ctx, const dag::Kernel& k, int part = -2);
 void printReport(std::ostream& os, const dag::Module& m, const std::map<std::string, PtxasInfo>& ptxas = {});
 
 }  // namespace stnc::driver

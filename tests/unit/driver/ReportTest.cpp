@@ -23,6 +23,26 @@ TEST_CASE("--report names a part's own schedule and the other part's rings") {
   // The part's own schedule has rings too (narrower tiles): they are reported with that schedule.
   CHECK(r.find("smem     : default part: 68 KiB per block (3 per SM), 2 plane(s) in flight; u 24x40x8") != std::string::npos);
   CHECK(r.find("bytes/pt : 28 compulsory") != std::string::npos);
+  // Each part is its own kernel: the inner part moves u, roc2 and v (read and written), the shell also
+  // eta and phi (read and written).
+  CHECK(r.find("part cost: region inner: 27 loads,") != std::string::npos);
+  CHECK(r.find("16 compulsory bytes per point") != std::string::npos);
+  CHECK(r.find("part cost: default part: 35 loads,") != std::string::npos);
+  CHECK(r.find("28 compulsory bytes per point") != std::string::npos);
+}
+
+TEST_CASE("costOf per part counts only the fields the part touches") {
+  auto c = test::compileText(test::kAcousticShell);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  const dag::Kernel& k = c->module->kernels.at(0);
+  const driver::KernelCost whole = driver::costOf(c->module->ctx, k), inner = driver::costOf(c->module->ctx, k, 0),
+                           shell = driver::costOf(c->module->ctx, k, -1);
+  CHECK(whole.bytes == 28);
+  CHECK(inner.bytes == 16);
+  CHECK(shell.bytes == 28);
+  CHECK(inner.loads == 27);  // lap8 (25) + roc2 + v
+  CHECK(inner.flops < shell.flops);
+  CHECK(whole.loads == shell.loads);  // the shell reads every access the inner part reads
 }
 
 TEST_CASE("--report: a part whose own schedule has no rings gets no smem line") {
