@@ -217,9 +217,13 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
   for (const passes::SmemRing& r : sp.rings) {
     // A tile without halo, read at one plane, is read by this block only: its copies may leave L2 first.
     const bool reused = r.lo1 != 0 || r.rows != k.schedule.blockY || r.a2 != 0 || r.cols != tileCols || r.amin != r.amax;
+    // The rows and columns the box's points read: the box grown by the tile's footprint (columns rounded
+    // out to chunks, as the tile is).
+    const int hi1 = r.lo1 + r.rows - k.schedule.blockY, hi2 = r.a2 + r.cols - tileCols;
     p.line("const stnc_rt::HintedTileCopier<real, " + std::to_string(r.rows) + ", " + std::to_string(r.cols) + ", kBlockX * kBlockY, " +
            (reused ? "true" : "false") + "> " + cIdent(r.field) + "C_(L_, yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) +
-           ", tid_);  // this thread's chunks of a " + r.field + " tile" + (reused ? " (read by neighbouring blocks too)" : " (this block's only)"));
+           ", tid_, B_.lo[1]" + plusTerm(r.lo1) + ", B_.hi[1]" + plusTerm(hi1) + ", B_.lo[2]" + plusTerm(r.a2) + ", B_.hi[2]" + plusTerm(hi2) +
+           ");  // this thread's chunks of a " + r.field + " tile" + (reused ? " (read by neighbouring blocks too)" : " (this block's only)"));
     p.line("const real* const " + ringThreadName(r.field) + " = " + ringName(r.field) + " + (threadIdx.y" + plusTerm(-r.lo1) + ") * " + std::to_string(r.cols) +
            " + threadIdx.x * kVec" + plusTerm(-r.a2) + ";  // this thread's point in slot 0");
     for (int d = r.amin; d < r.amax; ++d)

@@ -120,6 +120,9 @@ struct TileCopier {
 #ifndef STNC_L2_HINTS
 #define STNC_L2_HINTS 2
 #endif
+#ifndef STNC_RING_CLIP
+#define STNC_RING_CLIP 0
+#endif
 namespace stnc_rt {
 
 // Kind: 0 no hint, 1 evict first, 2 evict last.
@@ -142,7 +145,24 @@ template <typename T, int Rows, int Cols, int NT, bool Reused>
 struct HintedTileCopier : TileCopier<T, Rows, Cols, NT> {
   using Base = TileCopier<T, Rows, Cols, NT>;
   static constexpr int kKind = (STNC_L2_HINTS & 1) && !Reused ? 1 : (STNC_L2_HINTS & 4) && Reused ? 2 : 0;
-  __device__ __forceinline__ HintedTileCopier(const Layout& L, long y, long z, int tid) : Base(L, y, z, tid) {}
+  // [ylo, yhi) x [zlo, zhi): the rows and columns the block's points inside the box read (the box grown by
+  // the field's footprint). With STNC_RING_CLIP 1 (an experiment, default 0: not yet measured or validated
+  // on a GPU) chunks wholly outside are zero-filled instead of read: they feed only points outside the box,
+  // which are never stored, and a region starting mid-row (the acoustic inner box at column 27 in 64-column
+  // tiles) otherwise reads 86 columns in 832 that no stored point needs.
+  __device__ __forceinline__ HintedTileCopier(const Layout& L, long y, long z, int tid, long ylo, long yhi, long zlo, long zhi)
+      : Base(L, y, z, tid) {
+#if STNC_RING_CLIP
+#pragma unroll
+    for (int j = 0; j < Base::kMine; ++j) {
+      const int i = tid + j * NT, r = i / (Cols / Base::kPer), c = (i - r * (Cols / Base::kPer)) * Base::kPer;
+      const long yy = y + r, zz = z + c;
+      if (this->src[j] >= 0 && (yy < ylo || yy >= yhi || zz + Base::kPer <= zlo || zz >= zhi)) this->src[j] = -1;
+    }
+#else
+    (void)ylo, (void)yhi, (void)zlo, (void)zhi;
+#endif
+  }
   __device__ __forceinline__ void copy(T* dst, const T* a, const Layout& L, long x, int tid) const {
     if (x < -L.pad[0] || x >= L.dim[0] - L.pad[0]) return;
     const T* plane = a + x * L.stride[0];
