@@ -6,6 +6,8 @@ namespace stnc::dag {
 
 std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k) { return liveNodes(ctx, k, -2); }
 
+std::string partLabel(const Kernel& k, int part) { return part < 0 ? std::string("default part") : "region " + k.regions[part].name; }
+
 std::vector<int> kernelParts(const Kernel& k) {
   std::vector<int> parts;
   for (int r = -1; r < static_cast<int>(k.regions.size()); ++r)

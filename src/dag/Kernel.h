@@ -117,7 +117,8 @@ struct Kernel {
   Footprint footprint;  // set by the footprint pass
   Schedule schedule;    // set by the choose-schedule pass
   // Region parts (-1: the default part) whose CUDA kernel has a schedule of its own (today: parts whose
-  // shared-memory rings do not fit the policy's budget get the L1 policy). Set by choose-schedule.
+  // shared-memory rings do not fit the policy's budget get narrower rings or the L1 policy). Set by
+  // choose-schedule.
   std::map<int, Schedule> partSchedules;
   const Schedule& scheduleOf(int part) const {
     auto it = partSchedules.find(part);
@@ -158,6 +159,8 @@ std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k);
 // The same for the outputs of one region (-1 = the default equations).
 std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k, int region);
 // Regions that have equations, -1 (default) first when it has any; each becomes its own sweep.
+// How reports and comments name a part: "default part" (-1) or "region NAME".
+std::string partLabel(const Kernel& k, int part);
 std::vector<int> kernelParts(const Kernel& k);
 
 }  // namespace stnc::dag

@@ -56,15 +56,13 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
        << (k.schedule.vec > 1 ? ", vec " + std::to_string(k.schedule.vec) : std::string())
        << (k.schedule.smem ? ", shared-memory planes" : std::string()) << "\n";
     for (const auto& [part, ps] : k.partSchedules)
-      os << "  part     : " << (part < 0 ? std::string("default part") : "region " + k.regions[part].name) << ": own schedule "
+      os << "  part     : " << dag::partLabel(k, part) << ": own schedule "
          << dag::strategyName(ps.strategy) << ", block " << ps.blockX << "x" << ps.blockY << ", vec " << ps.vec << ", rows " << ps.rows
          << ", unroll " << ps.unroll << " (" << ps.reason << ")\n";
     for (int part : dag::kernelParts(k)) {
-      dag::Kernel kp = k;  // the part's own schedule, if it has one
-      if (k.partSchedules.count(part)) kp.schedule = k.partSchedules.at(part);
-      if (!kp.schedule.smem) continue;
-      const passes::SmemPlan sp = passes::planSmem(m.ctx, kp, part);
-      os << "  smem     : " << (part < 0 ? std::string("default part") : "region " + k.regions[part].name) << ": ";
+      if (!k.scheduleOf(part).smem) continue;  // the part's own schedule, if it has one
+      const passes::SmemPlan sp = passes::planSmem(m.ctx, k, part);
+      os << "  smem     : " << dag::partLabel(k, part) << ": ";
       if (!sp.ok) {
         os << "L1 loads (" << sp.why << ")\n";
         continue;
@@ -88,7 +86,7 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
     if (!k.regions.empty())  // each part is its own kernel with its own floor
       for (int part : dag::kernelParts(k)) {
         const KernelCost pc = costOf(m.ctx, k, part);
-        os << "  part cost: " << (part < 0 ? std::string("default part") : "region " + k.regions[part].name) << ": " << pc.loads
+        os << "  part cost: " << dag::partLabel(k, part) << ": " << pc.loads
            << " loads, " << pc.flops << " flops, " << pc.bytes << " compulsory bytes per point\n";
       }
   }

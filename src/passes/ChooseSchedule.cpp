@@ -217,9 +217,7 @@ void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOv
     bool fits = false;
     while (o.vec <= 0 && narrow.vec > 1 && !fits) {
       narrow.vec /= 2;
-      dag::Kernel kk = k;
-      kk.schedule = narrow;
-      fits = planSmem(ctx, kk, part).ok;
+      fits = planSmem(ctx, k, part, narrow).ok;
     }
     if (fits) {
       k.partSchedules[part] = narrow;

@@ -44,8 +44,9 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base);
 // True when the user forced any schedule choice (then saved schedules are not applied).
 bool forcesSchedule(const ScheduleOverride& o);
 // Recomputes k.partSchedules from k.schedule: with the policy's shared-memory rings (smem 2), a part
-// whose rings exceed the budget gets the L1 policy's schedule instead (its own block and vector),
-// keeping what `o` forces; when no part's rings fit, the kernel's schedule becomes that one.
+// whose rings exceed the budget gets rings of fewer points per thread where they fit (unless `o` sets
+// the vector width), else the L1 policy's schedule (its own block and vector), keeping what `o`
+// forces; when no part's rings fit, the kernel's schedule becomes the L1 one.
 void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o = {});
 bool chooseSchedules(dag::Module& m, DiagEngine& diags, const ScheduleOverride& o);
 

@@ -11,9 +11,8 @@ namespace {
 int floorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 }  // namespace
 
-SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part) {
+SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const dag::Schedule& s) {
   SmemPlan plan;
-  const dag::Schedule& s = k.schedule;
   if (s.strategy != dag::Strategy::Stream || s.smem == 0) {
     plan.why = "off";
     return plan;

@@ -42,6 +42,8 @@ struct SmemPlan {
 constexpr long kSmemBudget = 200 * 1024;
 constexpr long kSmemAutoBudget = 112 * 1024;
 
-SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part);
+// Under schedule s; without it, the part's own (k.scheduleOf(part)).
+SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const dag::Schedule& s);
+inline SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part) { return planSmem(ctx, k, part, k.scheduleOf(part)); }
 
 }  // namespace stnc::passes

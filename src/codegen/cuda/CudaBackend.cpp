@@ -131,7 +131,7 @@ std::string scheduleComment(const dag::Context& ctx, const dag::Kernel& k) {
   }
   c += "\n  why: " + s.reason;
   for (const auto& [part, ps] : k.partSchedules)
-    c += "\n  " + (part < 0 ? std::string("the default part") : "region " + k.regions[part].name) + " has its own schedule: block " +
+    c += "\n  " + std::string(part < 0 ? "the " : "") + dag::partLabel(k, part) + " has its own schedule: block " +
          std::to_string(ps.blockX) + "x" + std::to_string(ps.blockY) + ", vec " + std::to_string(ps.vec) + " (" + ps.reason + ")";
   return c;
 }
