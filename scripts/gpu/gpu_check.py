@@ -569,6 +569,8 @@ class Check:
             cmd += ["--param", "%s=%r" % (p, v)]
         if case["steps"]:
             cmd += ["--steps", str(case["steps"])]
+        if self.a.stnc_flags:
+            cmd += self.a.stnc_flags.split()
         if backend == "cuda" and self.a.cuda_flags:
             cmd += self.a.cuda_flags.split()
         return cmd
@@ -942,6 +944,7 @@ class Check:
               "| compute-sanitizer | %s |" % env["sanitizer"], "| stnc | %s (%s), commit %s |" % (env["stnc"], env["stnc_path"], env["commit"]),
               "| command | `%s` |" % cmd,
               "| CUDA schedule options | %s |" % ("`%s`" % self.a.cuda_flags if self.a.cuda_flags else "none (each kernel's default)"),
+              "| options of both backends | %s |" % ("`%s`" % self.a.stnc_flags if self.a.stnc_flags else "none"),
               "| compile (cpu) | `%s` |" % self.compile_cmds.get("cpu", "?"),
               "| compile (cuda) | `%s` |" % self.compile_cmds.get("cuda", "?"),
               "| elapsed | %.0f s on %d cores, %d jobs |" % (elapsed, self.cores, self.jobs), "",
@@ -1072,6 +1075,9 @@ def main():
     ap.add_argument("--cuda-flags", default=os.environ.get("GPU_CHECK_CUDA_FLAGS", ""),
                     help="extra stnc options for the CUDA runs, e.g. '--schedule=stream --vec 2 --rows 3' "
                          "(a schedule the policy does not pick by default; env GPU_CHECK_CUDA_FLAGS)")
+    ap.add_argument("--stnc-flags", default=os.environ.get("GPU_CHECK_STNC_FLAGS", ""),
+                    help="extra stnc options for the CPU and the CUDA runs, e.g. '--factor-sums=on' (options that "
+                         "change the DAG, which both backends must share; env GPU_CHECK_STNC_FLAGS)")
     ap.add_argument("--quick", action="store_true", help="odd extents only")
     ap.add_argument("--steps", type=int, default=5, help="steps of the time-stepping runs (kernels with swap)")
     ap.add_argument("--budget", type=float, default=330, help="seconds after which no new run starts (default 330)")

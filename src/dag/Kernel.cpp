@@ -6,6 +6,17 @@ namespace stnc::dag {
 
 std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k) { return liveNodes(ctx, k, -2); }
 
+int SumFactor::r1() const {
+  int r = 0;
+  for (const SumFactorTerm& t : terms) r = std::max(r, t.b);
+  return r;
+}
+int SumFactor::r2() const {
+  int r = 0;
+  for (const SumFactorTerm& t : terms) r = std::max(r, t.a);
+  return r;
+}
+
 std::string partLabel(const Kernel& k, int part) { return part < 0 ? std::string("default part") : "region " + k.regions[part].name; }
 
 std::vector<int> kernelParts(const Kernel& k) {

@@ -3,6 +3,7 @@
 // per group. Kernels refer to fields and params by name; passes fill the analysis results.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,8 +80,14 @@ struct Footprint {
 // (2.5-D): each thread walks a chunk of the outermost dimension, keeping the values a field needs
 // along that dimension in a register queue (one new load per field per point); other offsets are
 // read through L1.
-enum class Strategy { Naive, Stream };
-inline const char* strategyName(Strategy s) { return s == Strategy::Naive ? "naive" : "stream"; }
+// SumFactor: the kernel's output is a weighted sum of one field evaluated as shared partial sums
+// (passes/FactorSums, --factor-sums=on; the plan is Kernel::sumFactor). Blocks of threads own a tile of
+// the (dim 1, dim 2) plane and walk a chunk of dim 0; each plane's partial sums are computed once per
+// point from a shared-memory tile and added to the outputs of every plane they feed.
+enum class Strategy { Naive, Stream, SumFactor };
+inline const char* strategyName(Strategy s) {
+  return s == Strategy::Naive ? "naive" : s == Strategy::Stream ? "stream" : "sumfactor";
+}
 
 struct Schedule {
   Strategy strategy = Strategy::Naive;
@@ -100,6 +107,27 @@ struct Schedule {
   std::string reason;   // why, for the generated comment and --report
 };
 
+// The plan of a factored weighted sum (passes/FactorSums): the single output is
+//   out(p) = sum of terms[t].coef * Y(terms[t].a, terms[t].b)(p + terms[t].d0 e0), a left fold in term order
+//   Y(a, b)(q) = X(a)(q - b e1) + X(a)(q + b e1)   (b = 0: X(a)(q))
+//   X(a)(q)    = f(q - a e2) + f(q + a e2)         (a = 0: f(q))
+// over field f, with fma(coef, Y, acc) instead of acc + coef * Y when `fma` (--fp-contract=on). The
+// kernel's DAG holds the same computation point by point, so every backend gets the same bits.
+struct SumFactorTerm {
+  int d0 = 0, b = 0, a = 0;  // plane offset along dim 0; half-distances along dims 1 and 2
+  double coef = 0;
+};
+struct SumFactor {
+  std::string field, output;
+  std::vector<SumFactorTerm> terms;  // evaluation order: d0 ascending, then b, then a
+  bool fma = false;
+  int naiveOps = 0, sharedOps = 0;   // arithmetic per point as written / with X and Y shared
+  int d0lo() const { return terms.front().d0; }
+  int d0hi() const { return terms.back().d0; }
+  int r1() const;  // largest b
+  int r2() const;  // largest a
+};
+
 struct Kernel {
   std::string name;
   Loc loc;
@@ -116,6 +144,7 @@ struct Kernel {
   std::vector<Region> regions;
   Footprint footprint;  // set by the footprint pass
   Schedule schedule;    // set by the choose-schedule pass
+  std::optional<SumFactor> sumFactor;  // set by the factor-sums pass (--factor-sums=on)
   // Region parts (-1: the default part) whose CUDA kernel has a schedule of its own (today: parts whose
   // shared-memory rings do not fit the policy's budget get narrower rings or the L1 policy). Set by
   // choose-schedule.

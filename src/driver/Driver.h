@@ -37,6 +37,7 @@ struct Frontend {
   passes::PassOptions passOpts;
   passes::ScheduleOverride schedule;
   std::string fpContract = "off";  // --fp-contract; sets schedule.contractFma
+  std::string factorSums = "off";  // --factor-sums; sets schedule.factorSums
   std::vector<std::string> filesRead;
   std::optional<dag::Module> compile(const std::string& path);
 };

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "passes/ChooseSchedule.h"
+#include "passes/FactorSums.h"
 #include "passes/SmemPlan.h"
 
 namespace stnc::driver {
@@ -44,6 +45,15 @@ KernelCost costOf(const dag::Context& ctx, const dag::Kernel& k, int part) {
   return c;
 }
 
+namespace {
+// Whether the kernel was compiled with FMA contraction (--fp-contract=on left fma nodes).
+bool hasFma(const dag::Context& ctx, const dag::Kernel& k) {
+  for (dag::NodeId id : dag::liveNodes(ctx, k))
+    if (ctx.node(id).kind == dag::NodeKind::Apply && ctx.node(id).op == dag::Op::Fma) return true;
+  return false;
+}
+}  // namespace
+
 void printReport(std::ostream& os, const dag::Module& m, const std::map<std::string, PtxasInfo>& ptxas) {
   for (const dag::Kernel& k : m.kernels) {
     KernelCost c = costOf(m.ctx, k);
@@ -73,6 +83,14 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
       os << "\n";
     }
     os << "  temporal : " << (k.schedule.temporalWhy.empty() ? "-" : k.schedule.temporalWhy) << "\n";
+    if (k.sumFactor) {
+      const dag::SumFactor& f = *k.sumFactor;
+      os << "  factored : shared partial sums of " << f.field << " (" << f.terms.size() << " terms over planes " << f.d0lo() << ".."
+         << f.d0hi() << "): " << f.naiveOps << " -> " << f.sharedOps << " operations per point (--factor-sums=on)\n";
+    } else if (std::optional<dag::SumFactor> f = passes::analyzeSumFactor(m.ctx, k, hasFma(m.ctx, k))) {
+      os << "  factored : possible: --factor-sums=on would share partial sums of " << f->field << " (" << f->naiveOps << " -> "
+         << f->sharedOps << " operations per point; rounding then differs from the sum as written)\n";
+    }
     os << "  why      : " << k.schedule.reason << "\n";
     auto it = ptxas.find(k.name);
     if (it != ptxas.end())

@@ -38,6 +38,19 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   } else if (o.strategy == "stream") {
     s.strategy = dag::Strategy::Stream;
     s.reason = "forced by --schedule=stream";
+  } else if (k.sumFactor) {
+    // The factored weighted sum (passes/FactorSums): each plane's partial sums are computed once per
+    // point from a shared-memory tile and feed the outputs of every plane they reach. 16x8 threads of
+    // 2 rows x one 16-byte vector: a 32x16 f64 tile, (16+2r) x (32+2r) with its ring, 3 planes in flight.
+    const dag::SumFactor& f = *k.sumFactor;
+    s.strategy = dag::Strategy::SumFactor;
+    s.blockX = 16;
+    s.blockY = 8;
+    s.rows = 2;
+    s.prefetch = 2;
+    s.reason = "a weighted sum of " + f.field + " with coefficients symmetric along " + k.axes[1] + " and " + k.axes[2] + ", factored (" +
+               std::to_string(f.terms.size()) + " terms): shared partial sums, " + std::to_string(f.naiveOps) + " -> " +
+               std::to_string(f.sharedOps) + " operations per point";
   } else if (queued > 0) {
     s.strategy = dag::Strategy::Stream;
     s.reason = std::to_string(queued) + " field(s) read at several offsets along " + k.axes[0] +
@@ -117,7 +130,12 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     s.reason += "; vec " + std::to_string(s.vec) + " exceeds 16 bytes of " + dag::elemTypeName(k.type) + ": vec " + std::to_string(maxVec);
     s.vec = maxVec;
   }
-  if (s.strategy != dag::Strategy::Stream) s.vec = 1;
+  if (s.strategy == dag::Strategy::Naive) s.vec = 1;
+  if (s.strategy == dag::Strategy::SumFactor && s.vec != maxVec) {  // the shared-memory rows are read as 16-byte vectors
+    if (o.vec > 0) s.reason += "; sumfactor reads one 16-byte vector per thread and row: vec " + std::to_string(maxVec);
+    s.vec = maxVec;
+  }
+  if (s.strategy == dag::Strategy::SumFactor && s.prefetch < 1) s.prefetch = 1;  // the copy pipeline needs one plane in flight
   if (o.smem == "on") s.smem = 1;
   if (o.smem == "on" && o.prefetch < 0 && s.prefetch == 0) s.prefetch = 2;
   if (o.smem == "off") s.smem = 0;

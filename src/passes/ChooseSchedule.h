@@ -28,6 +28,8 @@ struct ScheduleOverride {
   std::string temporal = "auto";  // auto | on | off: two steps per sweep in cuda::step where possible
   bool contractFma = false;       // --fp-contract=on: the contract-fma pass fuses a*b+c (not a schedule
                                   // choice, but the same kind of user override of the middle end)
+  bool factorSums = false;        // --factor-sums=on: the factor-sums pass shares partial sums of
+                                  // symmetric weighted sums (passes/FactorSums.h), a reassociation
 };
 
 // The span [lo, hi] of dimension-0 offsets at which `field` is read with zero offsets elsewhere;

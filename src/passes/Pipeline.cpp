@@ -6,6 +6,7 @@
 #include "passes/CheckUnused.h"
 #include "passes/ChooseSchedule.h"
 #include "passes/ContractFma.h"
+#include "passes/FactorSums.h"
 #include "passes/Footprint.h"
 #include "passes/FuseGroups.h"
 #include "passes/PruneDeadNodes.h"
@@ -28,6 +29,9 @@ PassManager standardPasses(const ScheduleOverride& schedule) {
   pm.add("prune-dead-nodes", pruneDeadNodes);
   // Opt-in FMA contraction (--fp-contract=on); a no-op otherwise, so the pass list stays fixed.
   pm.add("contract-fma", [schedule](dag::Module& m, DiagEngine& d) { return schedule.contractFma && contractFma(m, d); });
+  // Opt-in reassociation (--factor-sums=on): symmetric weighted sums as shared partial sums, after
+  // contract-fma so that it builds its own fma chain (and before the footprint, which it keeps).
+  pm.add("factor-sums", [schedule](dag::Module& m, DiagEngine& d) { return schedule.factorSums && factorSums(m, d, schedule.contractFma); });
   // Footprints (halos) of stencils and of the fused groups.
   pm.add("footprint", computeFootprints);
   pm.add("check-unused", checkUnused);

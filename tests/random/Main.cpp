@@ -758,32 +758,40 @@ int cmdCheck(const Options& opt) {
   return failures ? 1 : 0;
 }
 
+// Every run line of each .run file (its .stn beside it) is one replayed case.
 int cmdReplay(const Options& opt) {
   int failures = 0, n = 0;
   for (const std::string& runFile : opt.files) {
-    ++n;
     std::string stn = fs::path(runFile).replace_extension(".stn").string();
     std::ifstream in(runFile);
-    std::string line, specLine;
+    std::string line;
+    std::vector<std::string> specLines;
     while (std::getline(in, line))
-      if (!line.empty() && line[0] != '#') specLine = line;
-    RunSpec spec;
-    if (!parseRunLine(specLine, spec)) {
+      if (!line.empty() && line[0] != '#') specLines.push_back(line);
+    if (specLines.empty()) {
+      ++n;
       std::printf("FAIL %s: no run line\n", runFile.c_str());
       ++failures;
       continue;
     }
     std::string text = slurp(stn);
     auto comp = compileText(stn, text);
-    Outcome o;
-    if (!comp->module) o = {Outcome::Reject, comp->diagText()};
-    else if (std::string d = dagCheck(*comp->module); !d.empty()) o = {Outcome::Dag, d};
-    else o = runBoth(opt, stn, *comp->module, spec, opt.work + "/replay_" + fs::path(runFile).stem().string());
-    if (o.kind != Outcome::Ok) {
-      ++failures;
-      std::printf("FAIL %s: %s\n%s\n", runFile.c_str(), kindName(o.kind), o.detail.c_str());
-    } else {
-      std::printf("ok   %s\n", runFile.c_str());
+    for (size_t i = 0; i < specLines.size(); ++i) {
+      ++n;
+      RunSpec spec;
+      Outcome o;
+      if (!parseRunLine(specLines[i], spec)) o = {Outcome::Reject, "unreadable run line: " + specLines[i]};
+      else if (!comp->module) o = {Outcome::Reject, comp->diagText()};
+      else if (std::string d = dagCheck(*comp->module); !d.empty()) o = {Outcome::Dag, d};
+      else
+        o = runBoth(opt, stn, *comp->module, spec,
+                    opt.work + "/replay_" + fs::path(runFile).stem().string() + (i ? "_" + std::to_string(i) : std::string()));
+      if (o.kind != Outcome::Ok) {
+        ++failures;
+        std::printf("FAIL %s (%s): %s\n%s\n", runFile.c_str(), spec.kernel.c_str(), kindName(o.kind), o.detail.c_str());
+      } else {
+        std::printf("ok   %s (%s)\n", runFile.c_str(), spec.kernel.c_str());
+      }
     }
   }
   std::printf("%d passed, %d failed\n", n - failures, failures);

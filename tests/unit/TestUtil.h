@@ -19,12 +19,13 @@ struct Compiled {
 };
 
 // Runs load -> sema -> lower -> passes on `text` (named "test.stn"); stdlib = the repo's stdlib/.
-inline std::unique_ptr<Compiled> compileText(const std::string& text, passes::PassOptions opts = {}) {
+inline std::unique_ptr<Compiled> compileText(const std::string& text, passes::PassOptions opts = {},
+                                             const passes::ScheduleOverride& schedule = {}) {
   auto c = std::make_unique<Compiled>();
   LoadOptions lo;
   lo.stdlibDir = std::string(STNC_SOURCE_DIR) + "/stdlib";
   std::ostringstream log;
-  passes::CompileResult r = passes::compileModule("test.stn", &text, lo, opts, c->sm, c->diags, log);
+  passes::CompileResult r = passes::compileModule("test.stn", &text, lo, opts, c->sm, c->diags, log, schedule);
   c->module = std::move(r.module);
   return c;
 }

@@ -12,6 +12,7 @@
 
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
+#include "codegen/cuda/SumFactorKernel.h"
 #include "codegen/cuda/TemporalPair.h"
 #include "passes/ChooseSchedule.h"
 #include "passes/SmemPlan.h"
@@ -126,6 +127,10 @@ std::string scheduleComment(const dag::Context& ctx, const dag::Kernel& k) {
     for (const Queue& q : queuesOf(ctx, k))
       c += "\n  register queue: " + q.field + " at " + k.axes[0] + "" + std::to_string(q.lo) + ".." + std::to_string(q.hi) +
            " (one new load per point instead of " + std::to_string(q.hi - q.lo + 1) + ")";
+  } else if (s.strategy == dag::Strategy::SumFactor) {
+    c += ", " + std::to_string(s.rows) + " rows x " + std::to_string(s.vec) + " points per thread; each thread walks the planes of a chunk of dim 0 (" +
+         (s.chunk > 0 ? std::to_string(s.chunk) : std::string("sized at launch from the SM count")) + "), tiles arrive in shared memory " +
+         std::to_string(s.prefetch) + " plane(s) ahead";
   } else {
     c += ", grid-stride over all dims, one point per thread iteration";
   }
@@ -626,20 +631,42 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   p.closeScope(launchName(k, part));
 }
 
+// The sumfactor schedule (one part: factored kernels have no regions): the kernel of
+// codegen/cuda/SumFactorKernel, and the one-point kernel of the DAG for layouts whose rows are not
+// 16-byte aligned (the tiles are copied in 16-byte chunks).
+void emitSumFactor(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part) {
+  p.line("// One-point kernel for unaligned layouts (its own 32x8 block).");
+  p.openScope("namespace naive_fallback");
+  p.line("constexpr int kBlockX = 32;");
+  p.line("constexpr int kBlockY = 8;");
+  emitNaive(p, m, k, part);
+  p.closeScope("namespace naive_fallback");
+  const std::string kname = partName(k, part) + "_sf", args = callArgs(k, ArgMode::Sweep);
+  emitSumFactorKernel(p, k, kname, restrictArgs(k), usedNamesVoidCast(m.ctx, k, false, part));
+  p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " + declArgs(k, ArgMode::Sweep) +
+              ", cudaStream_t stream_)");
+  const std::string per = std::to_string(16 / dag::elemSize(k.type));
+  p.line("if (!(" + alignedCondition(k, per, "16") + "))");
+  p.line("  return naive_fallback::" + launchName(k, part) + "(L_, B_, " + args + ", stream_);");
+  emitSumFactorLaunch(p, k, kname, args);
+  p.closeScope(launchName(k, part));
+}
+
 // The namespace of a part with a schedule of its own (its kBlockX / kBlockY / kChunk shadow the kernel's).
 std::string partNamespace(const dag::Kernel& k, int part) { return part < 0 ? "default_part" : "region_" + cIdent(k.regions[part].name); }
 
 void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   auto constants = [&](const dag::Kernel& kk) {
     emitBlockConstants(p, kk);
-    if (kk.schedule.strategy == dag::Strategy::Stream)
+    if (kk.schedule.strategy != dag::Strategy::Naive)
       p.line("constexpr long kChunk = " + std::to_string(kk.schedule.chunk) + ";  // points of dim 0 per block; 0 = sized at launch");
   };
   constants(k);
   for (int part : dag::kernelParts(k)) {
     if (part >= 0) p.line("// region " + k.regions[part].name);
     if (!k.partSchedules.count(part)) {
-      if (k.schedule.strategy == dag::Strategy::Stream) emitStream(p, m, k, part);
+      if (k.schedule.strategy == dag::Strategy::SumFactor) emitSumFactor(p, m, k, part);
+      else if (k.schedule.strategy == dag::Strategy::Stream) emitStream(p, m, k, part);
       else emitNaive(p, m, k, part);
       continue;
     }

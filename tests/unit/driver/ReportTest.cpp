@@ -59,3 +59,25 @@ TEST_CASE("--report: a part whose own schedule has no rings gets no smem line") 
   CHECK(r.find("smem     : region inner: 86 KiB per block") != std::string::npos);
   CHECK(r.find("smem     : default part") == std::string::npos);
 }
+
+TEST_CASE("--report: a factorable sum says --factor-sums=on would factor it, a factored one what it saves") {
+  const std::string text =
+      "stencil b(i, j, k) : f64 { in u; out v;\n"
+      "  v = sum(a in -2..2) (sum(b in -2..2) (sum(c in -2..2) 1.0 / (1.0 + a * a + b * b + c * c) * u[i+a, j+b, k+c])); }";
+  auto plain = test::compileText(text);
+  REQUIRE_MESSAGE(plain->module, plain->diagText());
+  std::ostringstream a;
+  driver::printReport(a, *plain->module, {});
+  CHECK_MESSAGE(a.str().find("factored : possible: --factor-sums=on would share partial sums of u (249 -> 97 operations per point;") !=
+                    std::string::npos,
+                a.str());
+  passes::ScheduleOverride o;
+  o.factorSums = true;
+  auto fac = test::compileText(text, {}, o);
+  REQUIRE_MESSAGE(fac->module, fac->diagText());
+  std::ostringstream b;
+  driver::printReport(b, *fac->module, {});
+  CHECK_MESSAGE(b.str().find("factored : shared partial sums of u (45 terms over planes -2..2): 249 -> 97 operations per point") != std::string::npos,
+                b.str());
+  CHECK(b.str().find("schedule : sumfactor, block 16x8, prefetch 2, rows 2, vec 2") != std::string::npos);
+}

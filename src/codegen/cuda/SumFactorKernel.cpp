@@ -1,0 +1,202 @@
+#include "codegen/cuda/SumFactorKernel.h"
+
+#include <algorithm>
+#include <set>
+
+namespace stnc::codegen {
+
+namespace {
+
+struct Shape {
+  int per, vec, rows, r1, a2, tileRows, tileCols, slots, accs, d0lo, d0hi;
+};
+
+Shape shapeOf(const dag::Kernel& k) {
+  const dag::SumFactor& f = *k.sumFactor;
+  const dag::Schedule& s = k.schedule;
+  Shape sh{};
+  sh.per = static_cast<int>(16 / dag::elemSize(k.type));
+  sh.vec = s.vec;
+  sh.rows = std::max(1, s.rows);
+  sh.r1 = f.r1();
+  sh.a2 = (f.r2() + sh.per - 1) / sh.per * sh.per;  // the column ring in whole 16-byte chunks
+  sh.tileRows = s.blockY * sh.rows + 2 * sh.r1;
+  sh.tileCols = s.blockX * sh.vec + 2 * sh.a2;
+  sh.slots = std::max(1, s.prefetch) + 2;
+  sh.d0lo = f.d0lo();
+  sh.d0hi = f.d0hi();
+  sh.accs = sh.d0hi - sh.d0lo + 1;
+  return sh;
+}
+
+std::string num(long v) { return std::to_string(v); }
+std::string signedTerm(int v) { return v == 0 ? "" : (v > 0 ? " + " : " - ") + num(v < 0 ? -v : v); }
+std::string yName(int a, int b) { return "y_a" + num(a) + "_b" + num(b) + "_"; }
+std::string accName(int j) { return "acc" + num(j) + "_"; }
+
+}  // namespace
+
+long sumFactorSmemBytes(const dag::Kernel& k) {
+  const Shape sh = shapeOf(k);
+  return static_cast<long>(sh.slots) * sh.tileRows * sh.tileCols * static_cast<long>(dag::elemSize(k.type));
+}
+
+void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& kname, const std::string& params, const std::string& unused) {
+  const dag::SumFactor& f = *k.sumFactor;
+  const Shape sh = shapeOf(k);
+  const std::string vt = std::string(dag::elemCType(k.type)) + num(sh.per);
+  static const char* lane[4] = {".x", ".y", ".z", ".w"};
+  const std::string u = cIdent(f.field), v = cIdent(f.output);
+  std::set<int> xs;
+  std::set<std::pair<int, int>> ys;  // (a, b)
+  for (const dag::SumFactorTerm& t : f.terms) {
+    xs.insert(t.a);
+    ys.insert({t.a, t.b});
+  }
+  p.line("// " + f.output + " = sum of " + num(static_cast<long>(f.terms.size())) + " coefficient classes c(d0, b, a) * Y_ab(x + d0), Y_ab = X_a(y - b) + X_a(y + b),");
+  p.line("// X_a = " + f.field + "(z - a) + " + f.field + "(z + a): each X and Y once per point of a plane, " + num(f.sharedOps) + " operations per");
+  p.line("// point instead of " + num(f.naiveOps) + ". Tile " + num(sh.tileRows) + " x " + num(sh.tileCols) + " (ring " + num(sh.r1) + " rows, " + num(sh.a2) +
+         " columns), " + num(sh.slots) + " slots, " + num(sh.accs) + " accumulator planes per point.");
+  p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY) " + kname + "(const stnc_rt::Layout L_, const stnc_rt::Box B_, const long chunk_, " +
+              params + ")");
+  if (!unused.empty()) p.line(unused);
+  p.line("constexpr int kVec = " + num(sh.vec) + ", kRows = " + num(sh.rows) + ";  // points per thread along dim 2 (one 16-byte vector) and dim 1");
+  p.line("constexpr int kR1 = " + num(sh.r1) + ", kA2 = " + num(sh.a2) + ";  // the tile's ring: rows, columns (whole 16-byte chunks)");
+  p.line("constexpr int kTileRows = kBlockY * kRows + 2 * kR1, kTileCols = kBlockX * kVec + 2 * kA2, kTile = kTileRows * kTileCols;");
+  p.line("constexpr int kSlots = " + num(sh.slots) + ";  // planes read now, " + num(sh.slots - 2) + " in flight, one more: a slot is refilled two planes after its last read");
+  p.line("constexpr int kWin = kVec + 2 * kA2;  // a thread's window of a tile row");
+  p.line("extern __shared__ float4 smem_[];");
+  p.line("real* const uS_ = reinterpret_cast<real*>(smem_);");
+  p.line("const int tid_ = threadIdx.y * kBlockX + threadIdx.x;");
+  p.line("const long zb_ = stnc_rt::alignDown(B_.lo[2], kBlockX * kVec) + blockIdx.x * static_cast<long>(kBlockX * kVec);  // the tile's first column");
+  p.line("const long yb_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY * kRows);  // and row");
+  p.line("const long z_ = zb_ + threadIdx.x * kVec, y_ = yb_ + threadIdx.y * kRows;  // this thread's first point");
+  p.line("const long x0_ = B_.lo[0] + blockIdx.z * chunk_;");
+  p.line("const long x1_ = x0_ + chunk_ < B_.hi[0] ? x0_ + chunk_ : B_.hi[0];");
+  p.line("// Planes xs_ .. xs_+n_-1 feed the outputs x0_ .. x1_-1 (plane offsets " + num(sh.d0lo) + " .. " + num(sh.d0hi) + ").");
+  p.line("const long xs_ = x0_" + signedTerm(sh.d0lo) + ", n_ = x1_ - x0_ + " + num(sh.d0hi - sh.d0lo) + ";");
+  p.line("// Chunks of the tile outside the allocation are zero-filled; they feed only points outside the box.");
+  p.line("const stnc_rt::TileCopier<real, kTileRows, kTileCols, kBlockX * kBlockY> uC_(L_, yb_ - kR1, zb_ - kA2, tid_);");
+  p.openScope("for (int i_ = 0; i_ < kSlots - 2; ++i_)  // the first planes in flight");
+  p.line("if (i_ < n_) uC_.copy(uS_ + i_ * kTile, " + u + ", L_, xs_ + i_, tid_);");
+  p.line("stnc_rt::cpAsyncCommit();");
+  p.closeScope("");
+  p.line("// acc" + num(sh.accs - 1) + "_ is the output plane the current plane feeds first (offset " + num(sh.d0lo) + "), acc0_ the one it completes (offset " +
+         num(sh.d0hi) + ").");
+  std::string accDecl;
+  for (int j = 0; j < sh.accs; ++j) accDecl += (j ? ", " : "") + accName(j) + "[kRows][kVec] = {}";
+  p.line("real " + accDecl + ";");
+  p.line("const real* const T0_ = uS_ + threadIdx.y * kRows * kTileCols + threadIdx.x * kVec;  // this thread's window in slot 0");
+  p.openScope("for (long t_ = 0; t_ < n_; ++t_)");
+  p.line("if (t_ + kSlots - 2 < n_) uC_.copy(uS_ + ((t_ + kSlots - 2) % kSlots) * kTile, " + u + ", L_, xs_ + t_ + kSlots - 2, tid_);");
+  p.line("stnc_rt::cpAsyncCommit();");
+  p.line("stnc_rt::cpAsyncWait<kSlots - 2>();  // this thread's copies of plane t_ have landed");
+  p.line("__syncthreads();  // and every other thread's");
+  p.line("const real* const T_ = T0_ + (t_ % kSlots) * kTile;");
+  std::string xDecl;
+  for (int a : xs) xDecl += (xDecl.empty() ? "" : ", ") + std::string("X") + num(a) + "_[kRows + 2 * kR1][kVec]";
+  p.line("real " + xDecl + ";  // X_a of this thread's columns in its tile rows");
+  p.line("#pragma unroll");
+  p.openScope("for (int r_ = 0; r_ < kRows + 2 * kR1; ++r_)");
+  p.line("real w_[kWin];");
+  p.line("#pragma unroll");
+  p.openScope("for (int c_ = 0; c_ < kWin / kVec; ++c_)");
+  p.line("const " + vt + " q_ = *reinterpret_cast<const " + vt + "*>(T_ + r_ * kTileCols + c_ * kVec);");
+  std::string lanes;
+  for (int l = 0; l < sh.per; ++l) lanes += (l ? " " : "") + std::string("w_[c_ * kVec + ") + num(l) + "] = q_" + lane[l] + ";";
+  p.line(lanes);
+  p.closeScope("");
+  p.line("#pragma unroll");
+  p.openScope("for (int c_ = 0; c_ < kVec; ++c_)");
+  for (int a : xs)
+    p.line("X" + num(a) + "_[r_][c_] = " +
+           (a == 0 ? std::string("w_[kA2 + c_]") : "w_[kA2 + c_ - " + num(a) + "] + w_[kA2 + c_ + " + num(a) + "]") + ";");
+  p.closeScope("");
+  p.closeScope("");
+  p.line("#pragma unroll");
+  p.openScope("for (int r_ = 0; r_ < kRows; ++r_)");
+  p.line("#pragma unroll");
+  p.openScope("for (int c_ = 0; c_ < kVec; ++c_)");
+  for (const auto& [a, b] : ys) {
+    const std::string X = "X" + num(a) + "_";
+    p.line("const real " + yName(a, b) + " = " +
+           (b == 0 ? X + "[r_ + kR1][c_]" : X + "[r_ + kR1 - " + num(b) + "][c_] + " + X + "[r_ + kR1 + " + num(b) + "][c_]") + ";");
+  }
+  int lastD0 = sh.d0lo - 1;
+  bool first = true;
+  for (const dag::SumFactorTerm& t : f.terms) {
+    const int j = sh.d0hi - t.d0;
+    const std::string acc = accName(j) + "[r_][c_]", prod = literal(t.coef, k.type) + " * " + yName(t.a, t.b);
+    if (t.d0 != lastD0) {
+      p.line("// plane offset " + num(t.d0) + ": output plane x_" + signedTerm(-t.d0) + " of this plane x_ (" + accName(j) + ")");
+      lastD0 = t.d0;
+    }
+    if (first) p.line(acc + " = " + prod + ";  // its first term");
+    else if (f.fma) p.line(acc + " = " + mathFunction(dag::Op::Fma, k.type) + "(" + literal(t.coef, k.type) + ", " + yName(t.a, t.b) + ", " + acc + ");");
+    else p.line(acc + " = " + acc + " + " + prod + ";");
+    first = false;
+  }
+  p.closeScope("");
+  p.closeScope("");
+  p.line("const long x_ = xs_ + t_" + signedTerm(-sh.d0hi) + ";  // the output plane " + accName(0) + " completes");
+  p.openScope("if (x_ >= x0_)");
+  p.line("#pragma unroll");
+  p.openScope("for (int r_ = 0; r_ < kRows; ++r_)");
+  p.line("if (y_ + r_ >= B_.hi[1]) break;");
+  p.line("const long p_ = stnc_rt::at(L_, x_, y_ + r_, z_);");
+  std::string elems;
+  for (int l = 0; l < sh.vec; ++l) elems += (l ? ", " : "") + accName(0) + "[r_][" + num(l) + "]";
+  p.openScope("if (z_ >= B_.lo[2] && z_ + kVec <= B_.hi[2])");
+  p.line("stnc_rt::storeOnce(reinterpret_cast<" + vt + "*>(&" + v + "[p_]), " + vt + "{" + elems + "});");
+  p.closeScope("");
+  p.openScope("else  // the box's first or last columns");
+  p.line("#pragma unroll");
+  p.line("for (int c_ = 0; c_ < kVec; ++c_)");
+  p.line("  if (z_ + c_ >= B_.lo[2] && z_ + c_ < B_.hi[2]) " + v + "[p_ + c_] = " + accName(0) + "[r_][c_];");
+  p.closeScope("");
+  p.closeScope("");
+  p.closeScope("");
+  if (sh.accs > 1) {
+    std::string shift;
+    for (int j = 0; j + 1 < sh.accs; ++j) shift += (j ? " " : "") + accName(j) + "[r_][c_] = " + accName(j + 1) + "[r_][c_];";
+    p.line("#pragma unroll");
+    p.line("for (int r_ = 0; r_ < kRows; ++r_)");
+    p.line("#pragma unroll");
+    p.line("  for (int c_ = 0; c_ < kVec; ++c_) { " + shift + " }");
+  }
+  p.closeScope("for t_");
+  p.line("stnc_rt::cpAsyncWait<0>();  // nothing in flight when the block exits");
+  p.closeScope(kname);
+  p.line();
+}
+
+void emitSumFactorLaunch(CPrinter& p, const dag::Kernel& k, const std::string& kname, const std::string& args) {
+  const Shape sh = shapeOf(k);
+  const long bytes = sumFactorSmemBytes(k);
+  const int reach = std::max({1, -sh.d0lo, sh.d0hi});
+  p.line("static int sms_ = 0, per_ = 0;  // multiprocessors of the device and resident blocks per SM, read once");
+  p.openScope("if (sms_ == 0)");
+  p.line("int dev_ = 0;");
+  p.line("if (cudaGetDevice(&dev_) != cudaSuccess || cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev_) != cudaSuccess || sms_ <= 0) sms_ = 132;");
+  if (bytes > 48 * 1024)
+    p.line("if (cudaError_t e_ = cudaFuncSetAttribute(" + kname + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + num(bytes) + ")) return e_;");
+  p.line("if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_, " + kname + ", kBlockX * kBlockY, " + num(bytes) + ") != cudaSuccess || per_ <= 0) per_ = 2;");
+  p.closeScope("");
+  p.line("const long nx_ = B_.hi[0] - B_.lo[0];");
+  p.line("const long gx_ = (B_.hi[2] - stnc_rt::alignDown(B_.lo[2], kBlockX * " + num(sh.vec) + ") + kBlockX * " + num(sh.vec) + " - 1) / (kBlockX * " +
+         num(sh.vec) + "), gy_ = (B_.hi[1] - B_.lo[1] + kBlockY * " + num(sh.rows) + " - 1) / (kBlockY * " + num(sh.rows) + ");");
+  p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
+  p.line("// About 8 waves of resident blocks, within " + num(8 * reach) + " (8 x the dim-0 reach " + num(reach) +
+         ", or the box's depth) .. 64 planes: a chunk also reads the " + num(sh.d0hi - sh.d0lo) + " planes around it.");
+  p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * per_ * sms_ - 1) / (8L * per_ * sms_);");
+  p.line("if (kChunk == 0) chunk_ = std::max(std::min(nx_, " + num(8 * reach) + "L), std::min(chunk_, 64L));");
+  p.line("if (chunk_ < 1) chunk_ = 1;");
+  p.line("if (chunk_ > nx_) chunk_ = nx_;");
+  p.line("if ((nx_ + chunk_ - 1) / chunk_ > 65535) chunk_ = (nx_ + 65534) / 65535;");
+  p.line("const dim3 block_(kBlockX, kBlockY, 1);");
+  p.line("const dim3 grid_(static_cast<unsigned>(gx_), static_cast<unsigned>(gy_), static_cast<unsigned>((nx_ + chunk_ - 1) / chunk_));");
+  p.line(kname + "<<<grid_, block_, " + num(bytes) + ", stream_>>>(L_, B_, chunk_, " + args + ");");
+  p.line("return cudaGetLastError();");
+}
+
+}  // namespace stnc::codegen

@@ -1,0 +1,32 @@
+// factorSums (--factor-sums=on): a kernel whose only output is a weighted sum of one field with
+// constant coefficients that are mirror-symmetric along dims 1 and 2,
+//   v = sum over offsets (d0, d1, d2) of c(d0, d1, d2) * u[d0, d1, d2],  c(d0, ±b, ±a) all equal,
+// (written with any mix of + - * / by constants, apply(), sums, fma) is rewritten into shared partial
+// sums (dag::SumFactor says how):
+//   X_a(q)  = u(q - a e2) + u(q + a e2)      Y_ab(q) = X_a(q - b e1) + X_a(q + b e1)
+//   v(p)    = sum over d0 ascending, then b, then a, of c(d0, b, a) * Y_ab(p + d0 e0)
+// The rewritten DAG computes exactly this at every point, so the CPU, the interpreter and the CUDA
+// backend (whose sumfactor schedule computes each X and Y once per point and shares it between the
+// outputs that read it) agree bit for bit; the result differs from the sum as written in rounding only
+// (an opt-in reassociation, like --fp-contract=on). Applied where the shared form needs at most half
+// the arithmetic of the sum as written and the sum is arithmetic-heavy (more than 100 operations per
+// point): the 125-point box with symmetric coefficients goes from 249 to 97 operations per point.
+//
+//   v = apply(wbox125, u)   =>   v = 0.001*Y22(p-2e0) + 0.003*Y21(p-2e0) + ... (45 terms)
+#pragma once
+#include <optional>
+#include <string>
+
+#include "dag/Kernel.h"
+#include "support/Diagnostics.h"
+
+namespace stnc::passes {
+
+// The factored plan of kernel k, or nothing; *why says why not (for --report).
+std::optional<dag::SumFactor> analyzeSumFactor(const dag::Context& ctx, const dag::Kernel& k, bool fma, std::string* why = nullptr);
+// Adds the factored expression of plan f to ctx and returns its root.
+dag::NodeId buildSumFactor(dag::Context& ctx, const dag::SumFactor& f);
+// The pass: rewrites every kernel that qualifies and records its plan in Kernel::sumFactor.
+bool factorSums(dag::Module& m, DiagEngine& diags, bool fma);
+
+}  // namespace stnc::passes
