@@ -81,7 +81,7 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
   app.add_option("--factor-sums", fe.factorSums,
                  "off: weighted sums are evaluated as written (default); on: a weighted sum of one field whose constant "
                  "coefficients are mirror-symmetric along the two inner axes (e.g. a 125-point box) is evaluated as shared "
-                 "partial sums (249 -> 97 operations per point for the 125-point box; CUDA: the sumfactor schedule); "
+                 "partial sums (249 -> 63 operations per point for the 125-point box; CUDA: the sumfactor schedule); "
                  "rounding differs from the sum as written, identically on CPU, CUDA and the interpreter; --report "
                  "says which kernels qualify")
       ->check(CLI::IsMember({"off", "on"}))

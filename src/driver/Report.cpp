@@ -86,7 +86,8 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
     if (k.sumFactor) {
       const dag::SumFactor& f = *k.sumFactor;
       os << "  factored : shared partial sums of " << f.field << " (" << f.terms.size() << " terms over planes " << f.d0lo() << ".."
-         << f.d0hi() << "): " << f.naiveOps << " -> " << f.sharedOps << " operations per point (--factor-sums=on)\n";
+         << f.d0hi() << ", " << f.classes.size() << " plane class(es)): " << f.naiveOps << " -> " << f.sharedOps
+         << " operations per point (--factor-sums=on)\n";
     } else if (std::optional<dag::SumFactor> f = passes::analyzeSumFactor(m.ctx, k, hasFma(m.ctx, k))) {
       os << "  factored : possible: --factor-sums=on would share partial sums of " << f->field << " (" << f->naiveOps << " -> "
          << f->sharedOps << " operations per point; rounding then differs from the sum as written)\n";

@@ -89,15 +89,35 @@ std::optional<dag::SumFactor> analyzeSumFactor(const dag::Context& ctx, const da
   // Offsets ascend by d0, then d1, then d2: the non-negative (b, a) of each plane come in (b, a) order.
   for (const auto& [o, c] : coef)
     if (o.d[1] >= 0 && o.d[2] >= 0) f.terms.push_back({o.d[0], o.d[1], o.d[2], c});
+  // Planes with equal coefficient sets share a class.
+  f.planeClass.assign(f.d0hi() - f.d0lo() + 1, -1);
+  for (int d0 = f.d0lo(); d0 <= f.d0hi(); ++d0) {
+    std::vector<dag::SumFactorTerm> plane;
+    for (const dag::SumFactorTerm& t : f.terms)
+      if (t.d0 == d0) plane.push_back(t);
+    if (plane.empty()) continue;
+    auto same = [&](const std::vector<dag::SumFactorTerm>& c) {
+      if (c.size() != plane.size()) return false;
+      for (size_t i = 0; i < c.size(); ++i)
+        if (c[i].b != plane[i].b || c[i].a != plane[i].a || c[i].coef != plane[i].coef) return false;
+      return true;
+    };
+    size_t k = 0;
+    while (k < f.classes.size() && !same(f.classes[k])) ++k;
+    if (k == f.classes.size()) f.classes.push_back(plane);
+    f.planeClass[d0 - f.d0lo()] = static_cast<int>(k);
+  }
   std::set<int> xs;
   std::set<std::pair<int, int>> ys;
   for (const dag::SumFactorTerm& t : f.terms) {
     if (t.a > 0) xs.insert(t.a);
     if (t.b > 0) ys.insert({t.a, t.b});
   }
-  const int n = static_cast<int>(f.terms.size());
+  int sOps = 0, planes = 0;
+  for (const auto& c : f.classes) sOps += fma ? static_cast<int>(c.size()) : 2 * static_cast<int>(c.size()) - 1;
+  for (int c : f.planeClass) planes += c >= 0;
   f.naiveOps = applyCount(ctx, k);
-  f.sharedOps = static_cast<int>(xs.size() + ys.size()) + (fma ? n : 2 * n - 1);
+  f.sharedOps = static_cast<int>(xs.size() + ys.size()) + sOps + planes - 1;
   if (f.naiveOps <= 100)
     return no("the sum is not arithmetic-heavy (" + std::to_string(f.naiveOps) + " operations per point; factoring pays above 100)");
   if (2 * f.sharedOps > f.naiveOps)
@@ -117,14 +137,24 @@ dag::NodeId buildSumFactor(dag::Context& ctx, const dag::SumFactor& f) {
     if (b == 0) return X(a, d0, 0, 0);
     return ctx.apply(dag::Op::Add, X(a, d0, -b, 0), X(a, d0, b, 0));
   };
-  dag::NodeId acc = dag::kNoNode;
-  for (const dag::SumFactorTerm& t : f.terms) {
-    const dag::NodeId c = ctx.constant(t.coef), y = Y(t.a, t.b, t.d0);
-    if (acc == dag::kNoNode) acc = ctx.apply(dag::Op::Mul, c, y);
-    else if (f.fma) acc = ctx.apply(dag::Op::Fma, c, y, acc);
-    else acc = ctx.apply(dag::Op::Add, acc, ctx.apply(dag::Op::Mul, c, y));
+  auto S = [&](int k, int d0) {
+    dag::NodeId acc = dag::kNoNode;
+    for (const dag::SumFactorTerm& t : f.classes[k]) {
+      const dag::NodeId c = ctx.constant(t.coef), y = Y(t.a, t.b, d0);
+      if (acc == dag::kNoNode) acc = ctx.apply(dag::Op::Mul, c, y);
+      else if (f.fma) acc = ctx.apply(dag::Op::Fma, c, y, acc);
+      else acc = ctx.apply(dag::Op::Add, acc, ctx.apply(dag::Op::Mul, c, y));
+    }
+    return acc;
+  };
+  dag::NodeId out = dag::kNoNode;
+  for (int d0 = f.d0lo(); d0 <= f.d0hi(); ++d0) {
+    const int k = f.planeClass[d0 - f.d0lo()];
+    if (k < 0) continue;
+    const dag::NodeId s = S(k, d0);
+    out = out == dag::kNoNode ? s : ctx.apply(dag::Op::Add, out, s);
   }
-  return acc;
+  return out;
 }
 
 bool factorSums(dag::Module& m, DiagEngine& diags, bool fma) {

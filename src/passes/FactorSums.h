@@ -4,15 +4,17 @@
 // (written with any mix of + - * / by constants, apply(), sums, fma) is rewritten into shared partial
 // sums (dag::SumFactor says how):
 //   X_a(q)  = u(q - a e2) + u(q + a e2)      Y_ab(q) = X_a(q - b e1) + X_a(q + b e1)
-//   v(p)    = sum over d0 ascending, then b, then a, of c(d0, b, a) * Y_ab(p + d0 e0)
+//   S_k(q)  = sum over (b, a) of c_k(b, a) * Y_ab(q)   for each distinct plane coefficient set k
+//   v(p)    = sum over d0 ascending of S_class(d0)(p + d0 e0)
 // The rewritten DAG computes exactly this at every point, so the CPU, the interpreter and the CUDA
-// backend (whose sumfactor schedule computes each X and Y once per point and shares it between the
-// outputs that read it) agree bit for bit; the result differs from the sum as written in rounding only
-// (an opt-in reassociation, like --fp-contract=on). Applied where the shared form needs at most half
-// the arithmetic of the sum as written and the sum is arithmetic-heavy (more than 100 operations per
-// point): the 125-point box with symmetric coefficients goes from 249 to 97 operations per point.
+// backend (whose sumfactor schedule computes each X, Y and S once per point and plane and shares it
+// between the outputs that read it) agree bit for bit; the result differs from the sum as written in
+// rounding only (an opt-in reassociation, like --fp-contract=on). Applied where the shared form needs
+// at most half the arithmetic of the sum as written and the sum is arithmetic-heavy (more than 100
+// operations per point): the 125-point box with symmetric coefficients (3 plane classes: d0 = 0, ±1,
+// ±2) goes from 249 to 63 operations per point (125 to 39 with --fp-contract=on).
 //
-//   v = apply(wbox125, u)   =>   v = 0.001*Y22(p-2e0) + 0.003*Y21(p-2e0) + ... (45 terms)
+//   v = apply(wbox125, u)   =>   v = S2(p-2e0) + S1(p-e0) + S0(p) + S1(p+e0) + S2(p+2e0)
 #pragma once
 #include <optional>
 #include <string>

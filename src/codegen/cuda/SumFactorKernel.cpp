@@ -33,6 +33,13 @@ std::string num(long v) { return std::to_string(v); }
 std::string signedTerm(int v) { return v == 0 ? "" : (v > 0 ? " + " : " - ") + num(v < 0 ? -v : v); }
 std::string yName(int a, int b) { return "y_a" + num(a) + "_b" + num(b) + "_"; }
 std::string accName(int j) { return "acc" + num(j) + "_"; }
+// "-2, 2": the plane offsets of class c.
+std::string planesOf(const dag::SumFactor& f, size_t c) {
+  std::string s;
+  for (size_t i = 0; i < f.planeClass.size(); ++i)
+    if (f.planeClass[i] == static_cast<int>(c)) s += (s.empty() ? "" : ", ") + num(f.d0lo() + static_cast<long>(i));
+  return s;
+}
 
 }  // namespace
 
@@ -53,8 +60,9 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
     xs.insert(t.a);
     ys.insert({t.a, t.b});
   }
-  p.line("// " + f.output + " = sum of " + num(static_cast<long>(f.terms.size())) + " coefficient classes c(d0, b, a) * Y_ab(x + d0), Y_ab = X_a(y - b) + X_a(y + b),");
-  p.line("// X_a = " + f.field + "(z - a) + " + f.field + "(z + a): each X and Y once per point of a plane, " + num(f.sharedOps) + " operations per");
+  p.line("// " + f.output + " = sum over planes d0 of S_k(x + d0), S_k = sum of c_k(b, a) * Y_ab (" + num(static_cast<long>(f.classes.size())) +
+         " distinct plane classes k), Y_ab = X_a(y - b) + X_a(y + b),");
+  p.line("// X_a = " + f.field + "(z - a) + " + f.field + "(z + a): each X, Y and S once per point of a plane, " + num(f.sharedOps) + " operations per");
   p.line("// point instead of " + num(f.naiveOps) + ". Tile " + num(sh.tileRows) + " x " + num(sh.tileCols) + " (ring " + num(sh.r1) + " rows, " + num(sh.a2) +
          " columns), " + num(sh.slots) + " slots, " + num(sh.accs) + " accumulator planes per point.");
   p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY) " + kname + "(const stnc_rt::Layout L_, const stnc_rt::Box B_, const long chunk_, " +
@@ -122,19 +130,25 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
     p.line("const real " + yName(a, b) + " = " +
            (b == 0 ? X + "[r_ + kR1][c_]" : X + "[r_ + kR1 - " + num(b) + "][c_] + " + X + "[r_ + kR1 + " + num(b) + "][c_]") + ";");
   }
-  int lastD0 = sh.d0lo - 1;
-  bool first = true;
-  for (const dag::SumFactorTerm& t : f.terms) {
-    const int j = sh.d0hi - t.d0;
-    const std::string acc = accName(j) + "[r_][c_]", prod = literal(t.coef, k.type) + " * " + yName(t.a, t.b);
-    if (t.d0 != lastD0) {
-      p.line("// plane offset " + num(t.d0) + ": output plane x_" + signedTerm(-t.d0) + " of this plane x_ (" + accName(j) + ")");
-      lastD0 = t.d0;
+  // S of each class at this plane, then every output plane this one feeds (in any order: each
+  // accumulator is its own output; per output the planes arrive in ascending d0, the DAG's order).
+  for (size_t c = 0; c < f.classes.size(); ++c) {
+    const std::string sname = "s" + num(static_cast<long>(c)) + "_";
+    bool firstTerm = true;
+    for (const dag::SumFactorTerm& t : f.classes[c]) {
+      const std::string lit = literal(t.coef, k.type), y = yName(t.a, t.b);
+      if (firstTerm) p.line("real " + sname + " = " + lit + " * " + y + ";  // S of class " + num(static_cast<long>(c)) + " (planes " + planesOf(f, c) + ")");
+      else if (f.fma) p.line(sname + " = " + mathFunction(dag::Op::Fma, k.type) + "(" + lit + ", " + y + ", " + sname + ");");
+      else p.line(sname + " = " + sname + " + " + lit + " * " + y + ";");
+      firstTerm = false;
     }
-    if (first) p.line(acc + " = " + prod + ";  // its first term");
-    else if (f.fma) p.line(acc + " = " + mathFunction(dag::Op::Fma, k.type) + "(" + literal(t.coef, k.type) + ", " + yName(t.a, t.b) + ", " + acc + ");");
-    else p.line(acc + " = " + acc + " + " + prod + ";");
-    first = false;
+  }
+  for (int d0 = sh.d0lo; d0 <= sh.d0hi; ++d0) {
+    const int c = f.planeClass[d0 - sh.d0lo];
+    if (c < 0) continue;
+    const std::string acc = accName(sh.d0hi - d0) + "[r_][c_]", sname = "s" + num(c) + "_";
+    const std::string what = "  // output plane x_" + signedTerm(-d0) + " (plane offset " + num(d0) + ")";
+    p.line(d0 == sh.d0lo ? acc + " = " + sname + ";" + what + ": its first plane" : acc + " = " + acc + " + " + sname + ";" + what);
   }
   p.closeScope("");
   p.closeScope("");
@@ -186,10 +200,11 @@ void emitSumFactorLaunch(CPrinter& p, const dag::Kernel& k, const std::string& k
   p.line("const long gx_ = (B_.hi[2] - stnc_rt::alignDown(B_.lo[2], kBlockX * " + num(sh.vec) + ") + kBlockX * " + num(sh.vec) + " - 1) / (kBlockX * " +
          num(sh.vec) + "), gy_ = (B_.hi[1] - B_.lo[1] + kBlockY * " + num(sh.rows) + " - 1) / (kBlockY * " + num(sh.rows) + ");");
   p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
-  p.line("// About 8 waves of resident blocks, within " + num(8 * reach) + " (8 x the dim-0 reach " + num(reach) +
-         ", or the box's depth) .. 64 planes: a chunk also reads the " + num(sh.d0hi - sh.d0lo) + " planes around it.");
+  p.line("// About 8 waves of resident blocks, within " + num(16 * reach) + " (16 x the dim-0 reach " + num(reach) +
+         ", or the box's depth) .. 64 planes: a chunk also computes the " + num(sh.d0hi - sh.d0lo) + " planes around it (the");
+  p.line("// kernel is bound by FP64 issue; measured: 16-plane chunks cost 25 % more arithmetic, box125 119 us).");
   p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * per_ * sms_ - 1) / (8L * per_ * sms_);");
-  p.line("if (kChunk == 0) chunk_ = std::max(std::min(nx_, " + num(8 * reach) + "L), std::min(chunk_, 64L));");
+  p.line("if (kChunk == 0) chunk_ = std::max(std::min(nx_, " + num(16 * reach) + "L), std::min(chunk_, 64L));");
   p.line("if (chunk_ < 1) chunk_ = 1;");
   p.line("if (chunk_ > nx_) chunk_ = nx_;");
   p.line("if ((nx_ + chunk_ - 1) / chunk_ > 65535) chunk_ = (nx_ + 65534) / 65535;");

@@ -83,26 +83,32 @@ double evalNode(const dag::Context& ctx, dag::NodeId id, const Field& f) {
   return ev(id);
 }
 
-// The CUDA kernel's order: planes arrive in ascending d0; each plane's X and Y (computed once) are
-// added to the accumulator of every output they feed. Returns the output at the origin.
+// The CUDA kernel's order: planes arrive in ascending d0; each plane's X, Y and S of its class (computed
+// once) are added to the accumulator of every output they feed. Returns the output at the origin.
 double streamEval(const dag::SumFactor& sf, const Field& f) {
   auto X = [&](int a, int d0, int d1) { return a == 0 ? f.at(d0, d1, 0) : f.at(d0, d1, -a) + f.at(d0, d1, a); };
   auto Y = [&](int a, int b, int d0) { return b == 0 ? X(a, d0, 0) : X(a, d0, -b) + X(a, d0, b); };
   double acc = 0;
-  bool first = true;
-  for (int plane = sf.d0lo(); plane <= sf.d0hi(); ++plane)
-    for (const dag::SumFactorTerm& t : sf.terms) {
-      if (t.d0 != plane) continue;
+  bool firstPlane = true;
+  for (int plane = sf.d0lo(); plane <= sf.d0hi(); ++plane) {
+    const int k = sf.planeClass[plane - sf.d0lo()];
+    if (k < 0) continue;
+    double s = 0;
+    bool first = true;
+    for (const dag::SumFactorTerm& t : sf.classes[k]) {
       const double y = Y(t.a, t.b, plane);
-      acc = first ? t.coef * y : sf.fma ? std::fma(t.coef, y, acc) : acc + t.coef * y;
+      s = first ? t.coef * y : sf.fma ? std::fma(t.coef, y, s) : s + t.coef * y;
       first = false;
     }
+    acc = firstPlane ? s : acc + s;
+    firstPlane = false;
+  }
   return acc;
 }
 
 }  // namespace
 
-TEST_CASE("the 125-point box with symmetric coefficients is factored: 45 terms, 249 -> 97 operations per point") {
+TEST_CASE("the 125-point box with symmetric coefficients is factored: 45 terms in 3 plane classes, 249 -> 63 operations per point") {
   auto c = test::compileText(box125Text(), {}, factorOn());
   REQUIRE_MESSAGE(c->module, c->diagText());
   const dag::Kernel& k = test::kernelOf(*c, "box125_c");
@@ -116,7 +122,12 @@ TEST_CASE("the 125-point box with symmetric coefficients is factored: 45 terms, 
   CHECK(f.r1() == 2);
   CHECK(f.r2() == 2);
   CHECK(f.naiveOps == 249);
-  CHECK(f.sharedOps == 2 + 6 + 89);
+  CHECK(f.sharedOps == 2 + 6 + 3 * 17 + 4);
+  // Planes -2 and 2, -1 and 1 share their coefficients.
+  REQUIRE(f.classes.size() == 3);
+  CHECK(f.planeClass == std::vector<int>{0, 1, 2, 1, 0});
+  CHECK(f.classes[2].size() == 9);
+  CHECK(f.classes[2][0].coef == 0.1);
   // Terms in evaluation order: d0 ascending, then b, then a.
   CHECK(f.terms[0].d0 == -2);
   CHECK(f.terms[0].b == 0);
@@ -144,8 +155,11 @@ TEST_CASE("without --factor-sums the sum stays as written, and the fma form has 
   REQUIRE(k.sumFactor);
   CHECK(k.sumFactor->fma);
   CHECK(k.sumFactor->naiveOps == 125);
-  CHECK(k.sumFactor->sharedOps == 2 + 6 + 45);
-  CHECK(fma->module->ctx.node(k.outputs[0].value).op == dag::Op::Fma);
+  CHECK(k.sumFactor->sharedOps == 2 + 6 + 27 + 4);
+  // out = ... + S0(p + 2e0): the planes add up, each S folds with fma.
+  const dag::Node& root = fma->module->ctx.node(k.outputs[0].value);
+  CHECK(root.op == dag::Op::Add);
+  CHECK(fma->module->ctx.node(root.operands[1]).op == dag::Op::Fma);
 }
 
 TEST_CASE("the factored output equals the sum as written up to rounding, and the streaming order bit for bit") {
@@ -181,6 +195,7 @@ TEST_CASE("a box lopsided along i is factored with accumulators for planes -1 ..
   CHECK(k.sumFactor->d0lo() == -1);
   CHECK(k.sumFactor->d0hi() == 2);
   CHECK(k.sumFactor->terms.size() == 36);
+  CHECK(k.sumFactor->classes.size() == 4);  // (1 + 0.25 a) scales every plane differently
   const std::string cu = test::generateAll(*c->module).at(".cu");
   CHECK(cu.find("real acc0_[kRows][kVec] = {}, acc1_[kRows][kVec] = {}, acc2_[kRows][kVec] = {}, acc3_[kRows][kVec] = {};") != std::string::npos);
   CHECK(cu.find("const long xs_ = x0_ - 1, n_ = x1_ - x0_ + 3;") != std::string::npos);
@@ -237,8 +252,10 @@ TEST_CASE("the sumfactor CUDA code: a tile ring through cp.async, one barrier pe
   CHECK(cu.find("stnc_rt::cpAsyncWait<kSlots - 2>();") != std::string::npos);
   CHECK(cu.find("X2_[r_][c_] = w_[kA2 + c_ - 2] + w_[kA2 + c_ + 2];") != std::string::npos);
   CHECK(cu.find("const real y_a1_b2_ = X1_[r_ + kR1 - 2][c_] + X1_[r_ + kR1 + 2][c_];") != std::string::npos);
-  CHECK(cu.find("acc4_[r_][c_] = 0.03 * y_a0_b0_;  // its first term") != std::string::npos);
-  CHECK(cu.find("acc0_[r_][c_] = acc0_[r_][c_] + 0.001 * y_a2_b2_;") != std::string::npos);
+  CHECK(cu.find("real s0_ = 0.03 * y_a0_b0_;  // S of class 0 (planes -2, 2)") != std::string::npos);
+  CHECK(cu.find("s2_ = s2_ + 0.004 * y_a2_b2_;") != std::string::npos);
+  CHECK(cu.find("acc4_[r_][c_] = s0_;  // output plane x_ + 2 (plane offset -2): its first plane") != std::string::npos);
+  CHECK(cu.find("acc0_[r_][c_] = acc0_[r_][c_] + s0_;  // output plane x_ - 2 (plane offset 2)") != std::string::npos);
   CHECK(cu.find("stnc_rt::storeOnce(reinterpret_cast<double2*>(&v[p_]), double2{acc0_[r_][0], acc0_[r_][1]});") != std::string::npos);
   CHECK(cu.find("return naive_fallback::launchPart(L_, B_, u, v, stream_);") != std::string::npos);
   // One __syncthreads in the kernel: the ring is refilled two planes after its last read.
