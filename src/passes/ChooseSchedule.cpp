@@ -41,13 +41,16 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   } else if (k.sumFactor) {
     // The factored weighted sum (passes/FactorSums): each plane's partial sums are computed once per
     // point from a shared-memory tile and feed the outputs of every plane they reach. 16x8 threads of
-    // 2 rows x one 16-byte vector: a 32x16 f64 tile, (16+2r) x (32+2r) with its ring, 3 planes in flight.
+    // 4 rows x one 16-byte vector: a 32x32 f64 tile, (32+2r) x (32+2r) with its ring, 3 planes in flight.
+    // Measured on box125_c (256^3 f64, bench/results/2026-11-30-s6-sumfactor.md): rows 2 / prefetch 2
+    // 105 us, prefetch 3 101 us, rows 4 + prefetch 3 94 us; 16x16 or 32x8 blocks, unrolling, chunk 64 and
+    // register caps (96, 80) gained nothing.
     const dag::SumFactor& f = *k.sumFactor;
     s.strategy = dag::Strategy::SumFactor;
     s.blockX = 16;
     s.blockY = 8;
-    s.rows = 2;
-    s.prefetch = 2;
+    s.rows = 4;
+    s.prefetch = 3;
     s.reason = "a weighted sum of " + f.field + " with coefficients symmetric along " + k.axes[1] + " and " + k.axes[2] + ", factored (" +
                std::to_string(f.terms.size()) + " terms): shared partial sums, " + std::to_string(f.naiveOps) + " -> " +
                std::to_string(f.sharedOps) + " operations per point";

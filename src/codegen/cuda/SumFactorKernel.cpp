@@ -95,6 +95,8 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   for (int j = 0; j < sh.accs; ++j) accDecl += (j ? ", " : "") + accName(j) + "[kRows][kVec] = {}";
   p.line("real " + accDecl + ";");
   p.line("const real* const T0_ = uS_ + threadIdx.y * kRows * kTileCols + threadIdx.x * kVec;  // this thread's window in slot 0");
+  if (k.schedule.unroll > 1)
+    p.line("#pragma unroll " + num(k.schedule.unroll) + (k.schedule.unroll % sh.accs == 0 ? "  // a multiple of the accumulator planes: the shifts below become renames" : ""));
   p.openScope("for (long t_ = 0; t_ < n_; ++t_)");
   p.line("if (t_ + kSlots - 2 < n_) uC_.copy(uS_ + ((t_ + kSlots - 2) % kSlots) * kTile, " + u + ", L_, xs_ + t_ + kSlots - 2, tid_);");
   p.line("stnc_rt::cpAsyncCommit();");
@@ -188,12 +190,13 @@ void emitSumFactorLaunch(CPrinter& p, const dag::Kernel& k, const std::string& k
   const Shape sh = shapeOf(k);
   const long bytes = sumFactorSmemBytes(k);
   const int reach = std::max({1, -sh.d0lo, sh.d0hi});
+  if (bytes > 48 * 1024)
+    p.line("if (cudaError_t e_ = cudaFuncSetAttribute(" + kname + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + num(bytes) +
+           ")) return e_;  // above the 48 KiB default (per device: set at every launch)");
   p.line("static int sms_ = 0, per_ = 0;  // multiprocessors of the device and resident blocks per SM, read once");
   p.openScope("if (sms_ == 0)");
   p.line("int dev_ = 0;");
   p.line("if (cudaGetDevice(&dev_) != cudaSuccess || cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev_) != cudaSuccess || sms_ <= 0) sms_ = 132;");
-  if (bytes > 48 * 1024)
-    p.line("if (cudaError_t e_ = cudaFuncSetAttribute(" + kname + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + num(bytes) + ")) return e_;");
   p.line("if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_, " + kname + ", kBlockX * kBlockY, " + num(bytes) + ") != cudaSuccess || per_ <= 0) per_ = 2;");
   p.closeScope("");
   p.line("const long nx_ = B_.hi[0] - B_.lo[0];");

@@ -79,5 +79,5 @@ TEST_CASE("--report: a factorable sum says --factor-sums=on would factor it, a f
   driver::printReport(b, *fac->module, {});
   CHECK_MESSAGE(b.str().find("factored : shared partial sums of u (45 terms over planes -2..2, 3 plane class(es)): 249 -> 63 operations per point") != std::string::npos,
                 b.str());
-  CHECK(b.str().find("schedule : sumfactor, block 16x8, prefetch 2, rows 2, vec 2") != std::string::npos);
+  CHECK(b.str().find("schedule : sumfactor, block 16x8, prefetch 3, rows 4, vec 2") != std::string::npos);
 }

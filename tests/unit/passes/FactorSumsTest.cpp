@@ -247,7 +247,7 @@ TEST_CASE("the sumfactor CUDA code: a tile ring through cp.async, one barrier pe
   CHECK(cu.find("sweepPart_sf(const stnc_rt::Layout L_, const stnc_rt::Box B_, const long chunk_, const real* __restrict__ u, real* __restrict__ v)") !=
         std::string::npos);
   CHECK(cu.find("constexpr int kR1 = 2, kA2 = 2;") != std::string::npos);
-  CHECK(cu.find("constexpr int kSlots = 4;") != std::string::npos);
+  CHECK(cu.find("constexpr int kSlots = 5;") != std::string::npos);
   CHECK(cu.find("stnc_rt::TileCopier<real, kTileRows, kTileCols, kBlockX * kBlockY> uC_(L_, yb_ - kR1, zb_ - kA2, tid_);") != std::string::npos);
   CHECK(cu.find("stnc_rt::cpAsyncWait<kSlots - 2>();") != std::string::npos);
   CHECK(cu.find("X2_[r_][c_] = w_[kA2 + c_ - 2] + w_[kA2 + c_ + 2];") != std::string::npos);
@@ -265,4 +265,16 @@ TEST_CASE("the sumfactor CUDA code: a tile ring through cp.async, one barrier pe
   const std::string body = cu.substr(at, end - at);
   CHECK(body.find("__syncthreads()") != std::string::npos);
   CHECK(body.find("__syncthreads()", body.find("__syncthreads()") + 1) == std::string::npos);
+}
+
+TEST_CASE("the sumfactor launch raises the shared-memory limit at every launch when its 5-slot ring of 36x36 tiles exceeds 48 KiB") {
+  auto c = test::compileText(box125Text(), {}, factorOn());
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  const std::string cu = test::generateAll(*c->module).at(".cu");
+  const size_t attr = cu.find("cudaFuncSetAttribute(sweepPart_sf, cudaFuncAttributeMaxDynamicSharedMemorySize, 51840)");
+  const size_t once = cu.find("if (sms_ == 0) {", cu.find("cudaError_t launchPart(", cu.find("}  // sweepPart_sf")));
+  REQUIRE(attr != std::string::npos);
+  REQUIRE(once != std::string::npos);
+  CHECK(attr < once);  // not only on the first launch: the attribute is per device
+  CHECK(cu.find("sweepPart_sf<<<grid_, block_, 51840, stream_>>>") != std::string::npos);
 }
