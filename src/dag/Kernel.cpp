@@ -1,6 +1,7 @@
 #include "dag/Kernel.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace stnc::dag {
 
@@ -8,12 +9,12 @@ std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k) { return live
 
 int SumFactor::r1() const {
   int r = 0;
-  for (const SumFactorTerm& t : terms) r = std::max(r, t.b);
+  for (const SumFactorTerm& t : terms) r = std::max(r, std::abs(t.b));
   return r;
 }
 int SumFactor::r2() const {
   int r = 0;
-  for (const SumFactorTerm& t : terms) r = std::max(r, t.a);
+  for (const SumFactorTerm& t : terms) r = std::max(r, std::abs(t.a));
   return r;
 }
 

@@ -111,18 +111,25 @@ struct Schedule {
 //   out(p)    = S(class of d0lo)(p + d0lo e0) + ... + S(class of d0hi)(p + d0hi e0), a left fold over the
 //               plane offsets d0 that have terms, ascending
 //   S(k)(q)   = sum of t.coef * Y(t.a, t.b)(q) over the terms t of classes[k], a left fold in (b, a) order
-//   Y(a, b)(q) = X(a)(q - b e1) + X(a)(q + b e1)   (b = 0: X(a)(q))
-//   X(a)(q)    = f(q - a e2) + f(q + a e2)         (a = 0: f(q))
+//   Y(a, b)(q) = X(a)(q - b e1) + X(a)(q + b e1)   (b = 0: X(a)(q); unpaired: X(a)(q + b e1))
+//   X(a)(q)    = f(q - a e2) + f(q + a e2)         (a = 0: f(q); unpaired: f(q + a e2))
 // over field f. Planes whose coefficients are equal share a class (a box symmetric along dim 0: planes
 // -d0 and d0), so S is computed once per plane and class. With `fma` (--fp-contract=on) S folds with
 // fma(coef, Y, acc) instead of acc + coef * Y. The kernel's DAG holds the same computation point by
 // point, so every backend gets the same bits.
 struct SumFactorTerm {
-  int d0 = 0, b = 0, a = 0;  // plane offset along dim 0; half-distances along dims 1 and 2
-  double coef = 0;
+  int d0 = 0, b = 0, a = 0;  // plane offset along dim 0; offsets along dims 1 and 2 (half-distances where paired)
+  double coef = 0;           // the coefficient: coef, or coef * param when param is set (a runtime coefficient)
+  std::string param;
+  bool sameCoef(const SumFactorTerm& o) const { return coef == o.coef && param == o.param; }
 };
 struct SumFactor {
   std::string field, output;
+  // Whether X pairs the offsets +-a along dim 2 (and Y +-b along dim 1): the coefficients are mirror-symmetric
+  // along that axis. Unpaired, X_a(q) = f(q + a e2) and Y_ab(q) = X_a(q + b e1) for signed a, b: the plan is
+  // then the sum regrouped by plane (runtime coefficients), which the sumfactor schedule still feeds from
+  // one shared-memory tile per plane, each loaded value reused by every output that reads it.
+  bool pair1 = true, pair2 = true;
   std::vector<SumFactorTerm> terms;                // every (d0, b, a) with its coefficient: d0, then b, then a ascending
   std::vector<std::vector<SumFactorTerm>> classes;  // the distinct plane coefficient sets (d0 of the first plane seen)
   std::vector<int> planeClass;                     // plane d0lo + i: its class, -1 when it has no terms
@@ -130,8 +137,8 @@ struct SumFactor {
   int naiveOps = 0, sharedOps = 0;                 // arithmetic per point as written / with X, Y and S shared
   int d0lo() const { return terms.front().d0; }
   int d0hi() const { return terms.back().d0; }
-  int r1() const;  // largest b
-  int r2() const;  // largest a
+  int r1() const;  // largest |b|
+  int r2() const;  // largest |a|
 };
 
 struct Kernel {

@@ -49,10 +49,16 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     s.strategy = dag::Strategy::SumFactor;
     s.blockX = 16;
     s.blockY = 8;
-    s.rows = 4;
+    // Unpaired sums (runtime coefficients) keep every in-plane value of the window live: 2 rows (4 rows
+    // take 255 registers and spill).
+    s.rows = f.pair1 || f.pair2 ? 4 : 2;
     s.prefetch = 3;
-    s.reason = "a weighted sum of " + f.field + " with coefficients symmetric along " + k.axes[1] + " and " + k.axes[2] + ", factored (" +
-               std::to_string(f.terms.size()) + " terms): shared partial sums, " + std::to_string(f.naiveOps) + " -> " +
+    const std::string paired = f.pair1 && f.pair2 ? "symmetric along " + k.axes[1] + " and " + k.axes[2]
+                               : f.pair1          ? "symmetric along " + k.axes[1]
+                               : f.pair2          ? "symmetric along " + k.axes[2]
+                                                  : "without symmetry (summed plane by plane)";
+    s.reason = "a weighted sum of " + f.field + " with coefficients " + paired + ", factored (" + std::to_string(f.terms.size()) +
+               " terms, " + std::to_string(f.classes.size()) + " plane classes): " + std::to_string(f.naiveOps) + " -> " +
                std::to_string(f.sharedOps) + " operations per point";
   } else if (queued > 0) {
     s.strategy = dag::Strategy::Stream;

@@ -1,5 +1,6 @@
 #include "passes/FactorSums.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -10,44 +11,84 @@ namespace stnc::passes {
 
 namespace {
 
-// The linear form sum of coef[o] * field[o] of node `id` scaled by `scale`, or false when the node is
-// not one (a param, a non-linear op, a constant term, a second field).
-bool linearForm(const dag::Context& ctx, dag::NodeId id, double scale, dag::Symbol& field, bool& haveField,
-                std::map<dag::Offset, double>& coef) {
+// A term's coefficient: scale, times param when hasParam (a runtime coefficient).
+struct Coef {
+  double scale = 0;
+  bool hasParam = false;
+  dag::Symbol param = 0;
+};
+
+// The linear form sum of coef[o] * field[o] of node `id` times `c`, or false when the node is not one
+// (a non-linear op, a constant term, a second field, a product of two params).
+bool linearForm(const dag::Context& ctx, dag::NodeId id, Coef c, dag::Symbol& field, bool& haveField, std::map<dag::Offset, Coef>& coef) {
   const dag::Node& n = ctx.node(id);
-  auto constOf = [&](dag::NodeId x, double& v) {
-    if (!ctx.isConst(x)) return false;
-    v = ctx.node(x).value;
-    return true;
+  auto scaled = [](Coef x, double v) {
+    x.scale *= v;
+    return x;
+  };
+  // `x` times the coefficient expression `f` (constants and at most one param in products), or false.
+  std::function<bool(dag::NodeId, Coef&)> times = [&](dag::NodeId f, Coef& x) {
+    const dag::Node& fn = ctx.node(f);
+    if (fn.kind == dag::NodeKind::Const) {
+      x.scale *= fn.value;
+      return true;
+    }
+    if (fn.kind == dag::NodeKind::Param && !x.hasParam) {
+      x.hasParam = true;
+      x.param = fn.sym;
+      return true;
+    }
+    if (fn.kind == dag::NodeKind::Apply && fn.op == dag::Op::Mul) return times(fn.operands[0], x) && times(fn.operands[1], x);
+    if (fn.kind == dag::NodeKind::Apply && fn.op == dag::Op::Neg) {
+      x.scale = -x.scale;
+      return times(fn.operands[0], x);
+    }
+    return false;
+  };
+  // A coefficient expression: no access below it.
+  std::function<bool(dag::NodeId)> isFactor = [&](dag::NodeId f) {
+    const dag::Node& fn = ctx.node(f);
+    if (fn.kind == dag::NodeKind::Const || fn.kind == dag::NodeKind::Param) return true;
+    return fn.kind == dag::NodeKind::Apply && (fn.op == dag::Op::Mul || fn.op == dag::Op::Neg) && isFactor(fn.operands[0]) &&
+           (fn.op == dag::Op::Neg || isFactor(fn.operands[1]));
   };
   switch (n.kind) {
-    case dag::NodeKind::Access:
+    case dag::NodeKind::Access: {
       if (haveField && n.sym != field) return false;
       field = n.sym;
       haveField = true;
-      coef[n.offset] += scale;
+      auto it = coef.find(n.offset);
+      if (it == coef.end()) {
+        coef[n.offset] = c;
+        return true;
+      }
+      if (it->second.hasParam != c.hasParam || (c.hasParam && it->second.param != c.param)) return false;  // p*u + q*u
+      it->second.scale += c.scale;
       return true;
+    }
     case dag::NodeKind::Apply: {
-      const dag::NodeId a = n.operands[0], b = n.operands[1], c = n.operands[2];
-      double v = 0;
+      const dag::NodeId a = n.operands[0], b = n.operands[1], d = n.operands[2];
+      Coef x = c;
       switch (n.op) {
-        case dag::Op::Add: return linearForm(ctx, a, scale, field, haveField, coef) && linearForm(ctx, b, scale, field, haveField, coef);
-        case dag::Op::Sub: return linearForm(ctx, a, scale, field, haveField, coef) && linearForm(ctx, b, -scale, field, haveField, coef);
-        case dag::Op::Neg: return linearForm(ctx, a, -scale, field, haveField, coef);
+        case dag::Op::Add: return linearForm(ctx, a, c, field, haveField, coef) && linearForm(ctx, b, c, field, haveField, coef);
+        case dag::Op::Sub:
+          return linearForm(ctx, a, c, field, haveField, coef) && linearForm(ctx, b, scaled(c, -1.0), field, haveField, coef);
+        case dag::Op::Neg: return linearForm(ctx, a, scaled(c, -1.0), field, haveField, coef);
         case dag::Op::Mul:
-          if (constOf(a, v)) return linearForm(ctx, b, scale * v, field, haveField, coef);
-          if (constOf(b, v)) return linearForm(ctx, a, scale * v, field, haveField, coef);
+          if (isFactor(a)) return times(a, x) && linearForm(ctx, b, x, field, haveField, coef);
+          if (isFactor(b)) return times(b, x) && linearForm(ctx, a, x, field, haveField, coef);
           return false;
-        case dag::Op::Div: return constOf(b, v) && v != 0 && linearForm(ctx, a, scale / v, field, haveField, coef);
+        case dag::Op::Div:
+          return ctx.isConst(b) && ctx.node(b).value != 0 && linearForm(ctx, a, scaled(c, 1.0 / ctx.node(b).value), field, haveField, coef);
         case dag::Op::Fma:
-          if (!linearForm(ctx, c, scale, field, haveField, coef)) return false;
-          if (constOf(a, v)) return linearForm(ctx, b, scale * v, field, haveField, coef);
-          if (constOf(b, v)) return linearForm(ctx, a, scale * v, field, haveField, coef);
+          if (!linearForm(ctx, d, c, field, haveField, coef)) return false;
+          if (isFactor(a)) return times(a, x) && linearForm(ctx, b, x, field, haveField, coef);
+          if (isFactor(b)) return times(b, x) && linearForm(ctx, a, x, field, haveField, coef);
           return false;
         default: return false;
       }
     }
-    default: return false;  // Const (a constant term), Param, Select
+    default: return false;  // Const (a constant term), Param alone, Select
   }
 }
 
@@ -70,25 +111,28 @@ std::optional<dag::SumFactor> analyzeSumFactor(const dag::Context& ctx, const da
   if (!k.regions.empty()) return no("the kernel has regions");
   dag::Symbol field = 0;
   bool haveField = false;
-  std::map<dag::Offset, double> coef;
-  if (!linearForm(ctx, k.outputs[0].value, 1.0, field, haveField, coef) || !haveField)
-    return no("the output is not a weighted sum of one field with constant coefficients");
-  for (auto it = coef.begin(); it != coef.end();) it = it->second == 0.0 ? coef.erase(it) : std::next(it);
+  std::map<dag::Offset, Coef> coef;
+  if (!linearForm(ctx, k.outputs[0].value, Coef{1.0, false, 0}, field, haveField, coef) || !haveField)
+    return no("the output is not a weighted sum of one field (coefficients: constants, or a constant times a param)");
+  for (auto it = coef.begin(); it != coef.end();) it = it->second.scale == 0.0 ? coef.erase(it) : std::next(it);
   if (coef.empty()) return no("every coefficient is zero");
-  auto at = [&](int d0, int d1, int d2) {
+  auto same = [&](const Coef& x, int d0, int d1, int d2) {
     auto it = coef.find(dag::Offset{{d0, d1, d2}});
-    return it == coef.end() ? 0.0 : it->second;
+    return it != coef.end() && it->second.scale == x.scale && it->second.hasParam == x.hasParam && (!x.hasParam || it->second.param == x.param);
   };
-  for (const auto& [o, c] : coef)
-    if (at(o.d[0], -o.d[1], o.d[2]) != c || at(o.d[0], o.d[1], -o.d[2]) != c)
-      return no("the coefficients are not mirror-symmetric along " + k.axes[1] + " and " + k.axes[2]);
   dag::SumFactor f;
   f.field = ctx.name(field);
   f.output = k.outputs[0].field;
   f.fma = fma;
-  // Offsets ascend by d0, then d1, then d2: the non-negative (b, a) of each plane come in (b, a) order.
+  for (const auto& [o, c] : coef) {
+    f.pair1 = f.pair1 && same(c, o.d[0], -o.d[1], o.d[2]);
+    f.pair2 = f.pair2 && same(c, o.d[0], o.d[1], -o.d[2]);
+  }
+  // Offsets ascend by d0, then d1, then d2: the (b, a) of each plane come in (b, a) order; a paired axis
+  // keeps its non-negative half.
   for (const auto& [o, c] : coef)
-    if (o.d[1] >= 0 && o.d[2] >= 0) f.terms.push_back({o.d[0], o.d[1], o.d[2], c});
+    if ((!f.pair1 || o.d[1] >= 0) && (!f.pair2 || o.d[2] >= 0))
+      f.terms.push_back({o.d[0], o.d[1], o.d[2], c.scale, c.hasParam ? ctx.name(c.param) : std::string()});
   // Planes with equal coefficient sets share a class.
   f.planeClass.assign(f.d0hi() - f.d0lo() + 1, -1);
   for (int d0 = f.d0lo(); d0 <= f.d0hi(); ++d0) {
@@ -99,7 +143,7 @@ std::optional<dag::SumFactor> analyzeSumFactor(const dag::Context& ctx, const da
     auto same = [&](const std::vector<dag::SumFactorTerm>& c) {
       if (c.size() != plane.size()) return false;
       for (size_t i = 0; i < c.size(); ++i)
-        if (c[i].b != plane[i].b || c[i].a != plane[i].a || c[i].coef != plane[i].coef) return false;
+        if (c[i].b != plane[i].b || c[i].a != plane[i].a || !c[i].sameCoef(plane[i])) return false;
       return true;
     };
     size_t k = 0;
@@ -109,38 +153,53 @@ std::optional<dag::SumFactor> analyzeSumFactor(const dag::Context& ctx, const da
   }
   std::set<int> xs;
   std::set<std::pair<int, int>> ys;
+  int widest = 0;
   for (const dag::SumFactorTerm& t : f.terms) {
-    if (t.a > 0) xs.insert(t.a);
-    if (t.b > 0) ys.insert({t.a, t.b});
+    if (f.pair2 && t.a > 0) xs.insert(t.a);
+    if (f.pair1 && t.b > 0) ys.insert({t.a, t.b});
   }
   int sOps = 0, planes = 0;
-  for (const auto& c : f.classes) sOps += fma ? static_cast<int>(c.size()) : 2 * static_cast<int>(c.size()) - 1;
+  for (const auto& c : f.classes) {
+    const int n = static_cast<int>(c.size());
+    sOps += (fma ? n : 2 * n - 1) + static_cast<int>(std::count_if(c.begin(), c.end(), [](const dag::SumFactorTerm& t) {
+              return !t.param.empty() && t.coef != 1.0;  // the coefficient's own product
+            }));
+    widest = std::max(widest, n);
+  }
   for (int c : f.planeClass) planes += c >= 0;
   f.naiveOps = applyCount(ctx, k);
   f.sharedOps = static_cast<int>(xs.size() + ys.size()) + sOps + planes - 1;
   if (f.naiveOps <= 100)
     return no("the sum is not arithmetic-heavy (" + std::to_string(f.naiveOps) + " operations per point; factoring pays above 100)");
-  if (2 * f.sharedOps > f.naiveOps)
+  // Without savings the regrouping still pays for wide sums: the sumfactor schedule feeds each value
+  // loaded from a plane's tile to every output that reads it (box125 with runtime coefficients).
+  const bool wide = planes >= 3 && widest >= 9;
+  if (2 * f.sharedOps > f.naiveOps && !wide)
     return no("shared partial sums would save too little (" + std::to_string(f.naiveOps) + " -> " + std::to_string(f.sharedOps) +
-              " operations per point; factoring needs at most half)");
+              " operations per point; factoring needs at most half, or a sum over 3 planes or more of 9 points or more each)");
   if (why) *why = "";
   return f;
 }
 
 dag::NodeId buildSumFactor(dag::Context& ctx, const dag::SumFactor& f) {
   const dag::Symbol u = ctx.intern(f.field);
-  auto X = [&](int a, int d0, int d1, int d2) {
-    if (a == 0) return ctx.access(u, dag::Offset{{d0, d1, d2}});
-    return ctx.apply(dag::Op::Add, ctx.access(u, dag::Offset{{d0, d1, d2 - a}}), ctx.access(u, dag::Offset{{d0, d1, d2 + a}}));
+  auto X = [&](int a, int d0, int d1) {
+    if (!f.pair2 || a == 0) return ctx.access(u, dag::Offset{{d0, d1, a}});
+    return ctx.apply(dag::Op::Add, ctx.access(u, dag::Offset{{d0, d1, -a}}), ctx.access(u, dag::Offset{{d0, d1, a}}));
   };
   auto Y = [&](int a, int b, int d0) {
-    if (b == 0) return X(a, d0, 0, 0);
-    return ctx.apply(dag::Op::Add, X(a, d0, -b, 0), X(a, d0, b, 0));
+    if (!f.pair1 || b == 0) return X(a, d0, b);
+    return ctx.apply(dag::Op::Add, X(a, d0, -b), X(a, d0, b));
+  };
+  auto coefNode = [&](const dag::SumFactorTerm& t) {
+    if (t.param.empty()) return ctx.constant(t.coef);
+    const dag::NodeId p = ctx.param(ctx.intern(t.param));
+    return t.coef == 1.0 ? p : ctx.apply(dag::Op::Mul, ctx.constant(t.coef), p);
   };
   auto S = [&](int k, int d0) {
     dag::NodeId acc = dag::kNoNode;
     for (const dag::SumFactorTerm& t : f.classes[k]) {
-      const dag::NodeId c = ctx.constant(t.coef), y = Y(t.a, t.b, d0);
+      const dag::NodeId c = coefNode(t), y = Y(t.a, t.b, d0);
       if (acc == dag::kNoNode) acc = ctx.apply(dag::Op::Mul, c, y);
       else if (f.fma) acc = ctx.apply(dag::Op::Fma, c, y, acc);
       else acc = ctx.apply(dag::Op::Add, acc, ctx.apply(dag::Op::Mul, c, y));

@@ -31,7 +31,17 @@ Shape shapeOf(const dag::Kernel& k) {
 
 std::string num(long v) { return std::to_string(v); }
 std::string signedTerm(int v) { return v == 0 ? "" : (v > 0 ? " + " : " - ") + num(v < 0 ? -v : v); }
-std::string yName(int a, int b) { return "y_a" + num(a) + "_b" + num(b) + "_"; }
+// "2", "m2": a signed offset in a name.
+std::string sgn(int v) { return v < 0 ? "m" + num(-v) : num(v); }
+std::string xName(int a) { return "X" + sgn(a) + "_"; }
+std::string yName(int a, int b) { return "y_a" + sgn(a) + "_b" + sgn(b) + "_"; }
+// "kA2 + c_ - 2": a column or row index `base` shifted by a signed offset.
+std::string shifted(const std::string& base, int v) { return base + signedTerm(v); }
+// The coefficient of a term as the DAG computes it: a literal, a param, or (literal * param).
+std::string coefText(const dag::Kernel& k, const dag::SumFactorTerm& t) {
+  if (t.param.empty()) return literal(t.coef, k.type);
+  return t.coef == 1.0 ? cIdent(t.param) : "(" + literal(t.coef, k.type) + " * " + cIdent(t.param) + ")";
+}
 std::string accName(int j) { return "acc" + num(j) + "_"; }
 // "-2, 2": the plane offsets of class c.
 std::string planesOf(const dag::SumFactor& f, size_t c) {
@@ -61,8 +71,9 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
     ys.insert({t.a, t.b});
   }
   p.line("// " + f.output + " = sum over planes d0 of S_k(x + d0), S_k = sum of c_k(b, a) * Y_ab (" + num(static_cast<long>(f.classes.size())) +
-         " distinct plane classes k), Y_ab = X_a(y - b) + X_a(y + b),");
-  p.line("// X_a = " + f.field + "(z - a) + " + f.field + "(z + a): each X, Y and S once per point of a plane, " + num(f.sharedOps) + " operations per");
+         " distinct plane classes k), Y_ab = " + (f.pair1 ? "X_a(y - b) + X_a(y + b)" : "X_a(y + b)") + ",");
+  p.line("// X_a = " + (f.pair2 ? f.field + "(z - a) + " + f.field + "(z + a)" : f.field + "(z + a)") + ": each X, Y and S once per point of a plane, " +
+         num(f.sharedOps) + " operations per");
   p.line("// point instead of " + num(f.naiveOps) + ". Tile " + num(sh.tileRows) + " x " + num(sh.tileCols) + " (ring " + num(sh.r1) + " rows, " + num(sh.a2) +
          " columns), " + num(sh.slots) + " slots, " + num(sh.accs) + " accumulator planes per point.");
   p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY) " + kname + "(const stnc_rt::Layout L_, const stnc_rt::Box B_, const long chunk_, " +
@@ -104,7 +115,7 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   p.line("__syncthreads();  // and every other thread's");
   p.line("const real* const T_ = T0_ + (t_ % kSlots) * kTile;");
   std::string xDecl;
-  for (int a : xs) xDecl += (xDecl.empty() ? "" : ", ") + std::string("X") + num(a) + "_[kRows + 2 * kR1][kVec]";
+  for (int a : xs) xDecl += (xDecl.empty() ? "" : ", ") + xName(a) + "[kRows + 2 * kR1][kVec]";
   p.line("real " + xDecl + ";  // X_a of this thread's columns in its tile rows");
   p.line("#pragma unroll");
   p.openScope("for (int r_ = 0; r_ < kRows + 2 * kR1; ++r_)");
@@ -119,8 +130,8 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   p.line("#pragma unroll");
   p.openScope("for (int c_ = 0; c_ < kVec; ++c_)");
   for (int a : xs)
-    p.line("X" + num(a) + "_[r_][c_] = " +
-           (a == 0 ? std::string("w_[kA2 + c_]") : "w_[kA2 + c_ - " + num(a) + "] + w_[kA2 + c_ + " + num(a) + "]") + ";");
+    p.line(xName(a) + "[r_][c_] = " +
+           (!f.pair2 || a == 0 ? "w_[" + shifted("kA2 + c_", a) + "]" : "w_[" + shifted("kA2 + c_", -a) + "] + w_[" + shifted("kA2 + c_", a) + "]") + ";");
   p.closeScope("");
   p.closeScope("");
   p.line("#pragma unroll");
@@ -128,17 +139,19 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   p.line("#pragma unroll");
   p.openScope("for (int c_ = 0; c_ < kVec; ++c_)");
   for (const auto& [a, b] : ys) {
-    const std::string X = "X" + num(a) + "_";
+    const std::string X = xName(a);
     p.line("const real " + yName(a, b) + " = " +
-           (b == 0 ? X + "[r_ + kR1][c_]" : X + "[r_ + kR1 - " + num(b) + "][c_] + " + X + "[r_ + kR1 + " + num(b) + "][c_]") + ";");
+           (!f.pair1 || b == 0 ? X + "[" + shifted("r_ + kR1", b) + "][c_]"
+                               : X + "[" + shifted("r_ + kR1", -b) + "][c_] + " + X + "[" + shifted("r_ + kR1", b) + "][c_]") +
+           ";");
   }
   // S of each class at this plane, then every output plane this one feeds (in any order: each
   // accumulator is its own output; per output the planes arrive in ascending d0, the DAG's order).
   for (size_t c = 0; c < f.classes.size(); ++c) {
-    const std::string sname = "s" + num(static_cast<long>(c)) + "_";
+    const std::string sname = "S" + num(static_cast<long>(c)) + "_";
     bool firstTerm = true;
     for (const dag::SumFactorTerm& t : f.classes[c]) {
-      const std::string lit = literal(t.coef, k.type), y = yName(t.a, t.b);
+      const std::string lit = coefText(k, t), y = yName(t.a, t.b);
       if (firstTerm) p.line("real " + sname + " = " + lit + " * " + y + ";  // S of class " + num(static_cast<long>(c)) + " (planes " + planesOf(f, c) + ")");
       else if (f.fma) p.line(sname + " = " + mathFunction(dag::Op::Fma, k.type) + "(" + lit + ", " + y + ", " + sname + ");");
       else p.line(sname + " = " + sname + " + " + lit + " * " + y + ";");
@@ -148,7 +161,7 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   for (int d0 = sh.d0lo; d0 <= sh.d0hi; ++d0) {
     const int c = f.planeClass[d0 - sh.d0lo];
     if (c < 0) continue;
-    const std::string acc = accName(sh.d0hi - d0) + "[r_][c_]", sname = "s" + num(c) + "_";
+    const std::string acc = accName(sh.d0hi - d0) + "[r_][c_]", sname = "S" + num(c) + "_";
     const std::string what = "  // output plane x_" + signedTerm(-d0) + " (plane offset " + num(d0) + ")";
     p.line(d0 == sh.d0lo ? acc + " = " + sname + ";" + what + ": its first plane" : acc + " = " + acc + " + " + sname + ";" + what);
   }
