@@ -11,6 +11,7 @@
 #include "codegen/Backends.h"
 #include "driver/Driver.h"
 #include "driver/Files.h"
+#include "passes/ChooseSchedule.h"
 
 namespace stnc::driver {
 
@@ -48,10 +49,14 @@ bool ptxasInfo(const dag::Module& m, const std::string& arch, std::map<std::stri
   std::string line, current;
   while (std::getline(in, line)) {
     std::smatch mm;
+    // Every entry (the runtime's own kernels too: fills, the L2 flush) starts a new one.
+    if (line.find("Compiling entry function") != std::string::npos) current.clear();
     if (std::regex_search(line, mm, entry)) {
       size_t len = std::stoul(mm[1]);
       size_t at = static_cast<size_t>(mm.position(0) + mm.length(0));
       current = line.find("sweepPart") != std::string::npos ? line.substr(at, len) : "";
+      // A sumfactor kernel's one-point fallback (naive_fallback::sweepPart) does not speak for it.
+      if (!current.empty() && line.find("naive_fallback") != std::string::npos) current.clear();
       continue;
     }
     if (current.empty()) continue;
@@ -68,8 +73,10 @@ bool ptxasInfo(const dag::Module& m, const std::string& arch, std::map<std::stri
 bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& info, std::string& error) {
   info.clear();
   if (!ptxasInfo(m, arch, info, error)) return false;
+  bool again = false;
   for (dag::Kernel& k : m.kernels) {
-    if (k.schedule.strategy != dag::Strategy::Stream || k.schedule.reason.rfind("forced", 0) == 0) continue;
+    const bool sumFactor = k.schedule.strategy == dag::Strategy::SumFactor;
+    if ((!sumFactor && k.schedule.strategy != dag::Strategy::Stream) || k.schedule.reason.rfind("forced", 0) == 0) continue;
     auto it = info.find(k.name);
     if (it == info.end()) continue;
     const PtxasInfo& pi = it->second;
@@ -77,9 +84,30 @@ bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::stri
       k.schedule.reason += "; ptxas: " + std::to_string(pi.registers) + " registers, no spills";
       continue;
     }
+    const std::string why = std::string(dag::strategyName(k.schedule.strategy)) + " rejected by ptxas (" + std::to_string(pi.registers) +
+                            " registers, " + std::to_string(pi.spillStores) + " bytes spilled)";
+    if (sumFactor) {  // the factored DAG under the stream policy instead (checked in a second round)
+      passes::ScheduleOverride o;
+      o.strategy = "stream";
+      k.schedule = passes::chooseSchedule(m.ctx, k, o);
+      passes::fillPartSchedules(m.ctx, k);
+      k.schedule.reason = why + ": stream, " + k.schedule.reason.substr(k.schedule.reason.find(';') + 2);
+      again = true;
+      continue;
+    }
     k.schedule.strategy = dag::Strategy::Naive;
-    k.schedule.reason = "stream rejected by ptxas (" + std::to_string(pi.registers) + " registers, " +
-                        std::to_string(pi.spillStores) + " bytes spilled): naive";
+    k.schedule.reason = why + ": naive";
+  }
+  if (!again) return true;
+  // Check the stream schedules that replaced spilling sumfactor ones (a second spill demotes them to naive).
+  std::map<std::string, PtxasInfo> second;
+  if (!ptxasInfo(m, arch, second, error)) return false;
+  for (dag::Kernel& k : m.kernels) {
+    if (k.schedule.reason.find("sumfactor rejected by ptxas") != 0 || !second.count(k.name)) continue;
+    info[k.name] = second[k.name];
+    if (second[k.name].spillStores == 0) continue;
+    k.schedule.strategy = dag::Strategy::Naive;
+    k.schedule.reason += "; stream spills too (" + std::to_string(second[k.name].spillStores) + " bytes): naive";
   }
   return true;
 }
