@@ -153,28 +153,31 @@ std::optional<dag::SumFactor> analyzeSumFactor(const dag::Context& ctx, const da
   }
   std::set<int> xs;
   std::set<std::pair<int, int>> ys;
-  int widest = 0;
   for (const dag::SumFactorTerm& t : f.terms) {
     if (f.pair2 && t.a > 0) xs.insert(t.a);
     if (f.pair1 && t.b > 0) ys.insert({t.a, t.b});
   }
-  int sOps = 0, planes = 0;
+  int sOps = 0, planes = 0, narrowest = 1 << 30;
   for (const auto& c : f.classes) {
     const int n = static_cast<int>(c.size());
     sOps += (fma ? n : 2 * n - 1) + static_cast<int>(std::count_if(c.begin(), c.end(), [](const dag::SumFactorTerm& t) {
               return !t.param.empty() && t.coef != 1.0;  // the coefficient's own product
             }));
-    widest = std::max(widest, n);
   }
+  std::map<int, int> pointsPerPlane;  // the sum's points in each plane, before pairing
+  for (const auto& [o, c] : coef) ++pointsPerPlane[o.d[0]];
+  for (const auto& [d0, n] : pointsPerPlane) narrowest = std::min(narrowest, n);
   for (int c : f.planeClass) planes += c >= 0;
   f.naiveOps = applyCount(ctx, k);
   f.sharedOps = static_cast<int>(xs.size() + ys.size()) + sOps + planes - 1;
-  if (f.naiveOps <= 100)
-    return no("the sum is not arithmetic-heavy (" + std::to_string(f.naiveOps) + " operations per point; factoring pays above 100)");
-  // Without savings the regrouping still pays for wide sums: the sumfactor schedule feeds each value
-  // loaded from a plane's tile to every output that reads it (box125 with runtime coefficients).
-  const bool wide = planes >= 3 && widest >= 9;
-  if (2 * f.sharedOps > f.naiveOps && !wide)
+  // Box-like sums (3 planes or more, 9 points or more in every plane) take the sumfactor schedule whatever
+  // the savings: it feeds each value loaded from a plane's tile to every output that reads it (box125 with
+  // runtime coefficients: 286 -> 214 us; box27: see bench/results/2026-11-30-s6-sumfactor.md).
+  const bool wide = planes >= 3 && narrowest >= 9;
+  if (!wide && f.naiveOps <= 100)
+    return no("the sum is not arithmetic-heavy (" + std::to_string(f.naiveOps) +
+              " operations per point; factoring pays above 100, or for a sum over 3 planes or more of 9 points or more each)");
+  if (!wide && 2 * f.sharedOps > f.naiveOps)
     return no("shared partial sums would save too little (" + std::to_string(f.naiveOps) + " -> " + std::to_string(f.sharedOps) +
               " operations per point; factoring needs at most half, or a sum over 3 planes or more of 9 points or more each)");
   if (why) *why = "";

@@ -11,8 +11,11 @@
 // between the outputs that read it) agree bit for bit; the result differs from the sum as written in
 // rounding only (an opt-in reassociation, like --fp-contract=on). Applied where the shared form needs
 // at most half the arithmetic of the sum as written and the sum is arithmetic-heavy (more than 100
-// operations per point): the 125-point box with symmetric coefficients (3 plane classes: d0 = 0, ±1,
-// ±2) goes from 249 to 63 operations per point (125 to 39 with --fp-contract=on).
+// operations per point), and to box-like sums (3 planes or more, 9 points or more in every plane)
+// whatever the savings, for the sumfactor schedule's reuse of every loaded value. The 125-point box
+// with symmetric coefficients (3 plane classes: d0 = 0, ±1, ±2) goes from 249 to 63 operations per
+// point (125 to 39 with --fp-contract=on). Coefficients may be a constant times one param (runtime
+// coefficients); an axis is paired only where the coefficients are mirror-symmetric along it.
 //
 //   v = apply(wbox125, u)   =>   v = S2(p-2e0) + S1(p-e0) + S0(p) + S1(p+e0) + S2(p+2e0)
 #pragma once

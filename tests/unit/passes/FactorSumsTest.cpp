@@ -225,8 +225,11 @@ TEST_CASE("sums that do not qualify keep their form, and analyzeSumFactor says w
        "  v = sum(a in -2..2) (sum(b in -2..2) (sum(c in -2..2) u[i+a, j+b, k+c])) + 1.0; }",
        "not a weighted sum of one field"},
       {"stencil s(i, j, k) : f64 { in u; out v;\n"
-       "  v = sum(a in -1..1) (sum(b in -1..1) (sum(c in -1..1) u[i+a, j+b, k+c])); }",
-       "not arithmetic-heavy (26 operations per point"},
+       "  v = sum(a in 0..1) (sum(b in -1..1) (sum(c in -1..1) u[i+a, j+b, k+c])); }",
+       "not arithmetic-heavy (17 operations per point"},
+      {"stencil s(i, j, k) : f64 { in u; out v;\n"
+       "  v = sum(m in -4..4) (u[i+m, j, k] + u[i, j+m, k] + u[i, j, k+m]); }",
+       "not arithmetic-heavy"},
       {"stencil s(i, j) : f64 { in u; out v;\n"
        "  v = sum(b in -5..5) (sum(c in -5..5) u[i+b, j+c]); }",
        "not rank 3"},
@@ -355,4 +358,16 @@ TEST_CASE("runtime and one-axis-symmetric sums: the factored output equals the s
       CHECK(got == streamEval(*fac->module->kernels.at(0).sumFactor, f));
     }
   }
+}
+
+TEST_CASE("box-like sums (3 planes or more of 9 points or more) take the sumfactor schedule even when sharing saves little") {
+  auto c = test::compileText("stencil s(i, j, k) : f64 { in u; out v;\n"
+                             "  v = sum(a in -1..1) (sum(b in -1..1) (sum(c in -1..1) u[i+a, j+b, k+c])); }",
+                             {}, factorOn());
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  const dag::Kernel& k = c->module->kernels.at(0);
+  REQUIRE(k.sumFactor);
+  CHECK(k.sumFactor->naiveOps == 26);
+  CHECK(k.sumFactor->classes.size() == 1);  // every plane's coefficients are 1
+  CHECK(k.schedule.strategy == dag::Strategy::SumFactor);
 }
