@@ -62,3 +62,24 @@ TEST_CASE("malformed schedules files are errors") {
   CHECK(driver::applySchedules(*a->module, savedFile(fp, "{\"strategy\": \"stream\", \"block\": \"33x8\"}"), err) < 0);
   CHECK(driver::applySchedules(*a->module, savedFile(fp, "{\"strategy\": \"stream\", \"block\": \"32x8\", \"rows\": 99}"), err) < 0);
 }
+
+TEST_CASE("a saved sumfactor schedule applies to a factored kernel, and is skipped for one compiled without --factor-sums") {
+  const std::string box =
+      "stencil s(i, j, k) : f64 { in u; out v;\n"
+      "  v = sum(a in -2..2) (sum(b in -2..2) (sum(c in -2..2) 1.0 / (1.0 + a * a + b * b + c * c) * u[i+a, j+b, k+c])); }";
+  passes::ScheduleOverride on;
+  on.factorSums = true;
+  auto f = test::compileText(box, {}, on);
+  REQUIRE_MESSAGE(f->module, f->diagText());
+  REQUIRE(test::kernelOf(*f, "s").sumFactor);
+  const std::string saved = "{\"strategy\": \"sumfactor\", \"block\": \"16x8\", \"rows\": 2, \"vec\": 2, \"prefetch\": 3}";
+  std::string err;
+  CHECK(driver::applySchedules(*f->module, savedFile(driver::kernelFingerprint(*f->module, test::kernelOf(*f, "s")), saved), err) == 1);
+  CHECK(test::kernelOf(*f, "s").schedule.strategy == dag::Strategy::SumFactor);
+  CHECK(test::kernelOf(*f, "s").schedule.rows == 2);
+  // The same entry for the kernel compiled without the flag (a saved file copied by hand): not applied.
+  auto plain = test::compileText(box);
+  REQUIRE_MESSAGE(plain->module, plain->diagText());
+  CHECK(driver::applySchedules(*plain->module, savedFile(driver::kernelFingerprint(*plain->module, test::kernelOf(*plain, "s")), saved), err) == 0);
+  CHECK(test::kernelOf(*plain, "s").schedule.strategy == dag::Strategy::Stream);
+}
