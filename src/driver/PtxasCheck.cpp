@@ -96,6 +96,9 @@ bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::stri
       continue;
     }
     k.schedule.strategy = dag::Strategy::Naive;
+    k.schedule.rows = k.schedule.vec = k.schedule.unroll = 1;  // the naive mapping has none of these
+    k.schedule.smem = k.schedule.prefetch = 0;
+    k.partSchedules.clear();  // no part keeps a ring schedule of the rejected stream one
     k.schedule.reason = why + ": naive";
   }
   if (!again) return true;
@@ -107,6 +110,9 @@ bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::stri
     info[k.name] = second[k.name];
     if (second[k.name].spillStores == 0) continue;
     k.schedule.strategy = dag::Strategy::Naive;
+    k.schedule.rows = k.schedule.vec = k.schedule.unroll = 1;
+    k.schedule.smem = k.schedule.prefetch = 0;
+    k.partSchedules.clear();
     k.schedule.reason += "; stream spills too (" + std::to_string(second[k.name].spillStores) + " bytes): naive";
   }
   return true;

@@ -88,9 +88,13 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
       os << "  factored : shared partial sums of " << f.field << " (" << f.terms.size() << " terms over planes " << f.d0lo() << ".."
          << f.d0hi() << ", " << f.classes.size() << " plane class(es)): " << f.naiveOps << " -> " << f.sharedOps
          << " operations per point (--factor-sums=on)\n";
-    } else if (std::optional<dag::SumFactor> f = passes::analyzeSumFactor(m.ctx, k, hasFma(m.ctx, k))) {
-      os << "  factored : possible: --factor-sums=on would share partial sums of " << f->field << " (" << f->naiveOps << " -> "
-         << f->sharedOps << " operations per point; rounding then differs from the sum as written)\n";
+    } else {
+      std::string why;
+      if (std::optional<dag::SumFactor> f = passes::analyzeSumFactor(m.ctx, k, hasFma(m.ctx, k), &why))
+        os << "  factored : possible: --factor-sums=on would share partial sums of " << f->field << " (" << f->naiveOps << " -> "
+           << f->sharedOps << " operations per point; rounding then differs from the sum as written)\n";
+      else if (why.rfind("the sum is not", 0) == 0 || why.rfind("shared partial sums", 0) == 0)
+        os << "  factored : no: " << why << "\n";  // a weighted sum that --factor-sums=on leaves as written
     }
     os << "  why      : " << k.schedule.reason << "\n";
     auto it = ptxas.find(k.name);

@@ -81,3 +81,16 @@ TEST_CASE("--report: a factorable sum says --factor-sums=on would factor it, a f
                 b.str());
   CHECK(b.str().find("schedule : sumfactor, block 16x8, prefetch 3, rows 4, vec 2") != std::string::npos);
 }
+
+TEST_CASE("--report: a weighted sum that factoring would not pay for says why, other kernels say nothing") {
+  auto c = test::compileText(
+      "stencil star(i, j, k) : f64 { in u; out v;\n"
+      "  v = sum(m in -4..4) (u[i+m, j, k] + u[i, j+m, k] + u[i, j, k+m]); }\n"
+      "stencil prod(i, j, k) : f64 { in u; out v; v = u[i-1, j, k] * u[i+1, j, k]; }");
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  std::ostringstream os;
+  driver::printReport(os, *c->module, {});
+  const std::string r = os.str();
+  CHECK_MESSAGE(r.find("factored : no: the sum is not arithmetic-heavy") != std::string::npos, r);
+  CHECK(r.find("factored", r.find("stencil prod")) == std::string::npos);
+}
