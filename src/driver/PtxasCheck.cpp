@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "codegen/Backends.h"
@@ -70,10 +71,21 @@ bool ptxasInfo(const dag::Module& m, const std::string& arch, std::map<std::stri
   return true;
 }
 
+namespace {
+// The naive mapping instead of a schedule ptxas rejected: it has no rows, vectors, rings or part schedules.
+void demoteToNaive(dag::Kernel& k, const std::string& reason) {
+  k.schedule.strategy = dag::Strategy::Naive;
+  k.schedule.rows = k.schedule.vec = k.schedule.unroll = 1;
+  k.schedule.smem = k.schedule.prefetch = 0;
+  k.partSchedules.clear();  // no part keeps a ring schedule of the rejected one
+  k.schedule.reason = reason;
+}
+}  // namespace
+
 bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& info, std::string& error) {
   info.clear();
   if (!ptxasInfo(m, arch, info, error)) return false;
-  bool again = false;
+  std::set<std::string> restreamed;  // kernels whose spilling sumfactor schedule became the stream policy
   for (dag::Kernel& k : m.kernels) {
     const bool sumFactor = k.schedule.strategy == dag::Strategy::SumFactor;
     if ((!sumFactor && k.schedule.strategy != dag::Strategy::Stream) || k.schedule.reason.rfind("forced", 0) == 0) continue;
@@ -92,28 +104,20 @@ bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::stri
       k.schedule = passes::chooseSchedule(m.ctx, k, o);
       passes::fillPartSchedules(m.ctx, k);
       k.schedule.reason = why + ": stream, " + k.schedule.reason.substr(k.schedule.reason.find(';') + 2);
-      again = true;
+      restreamed.insert(k.name);
       continue;
     }
-    k.schedule.strategy = dag::Strategy::Naive;
-    k.schedule.rows = k.schedule.vec = k.schedule.unroll = 1;  // the naive mapping has none of these
-    k.schedule.smem = k.schedule.prefetch = 0;
-    k.partSchedules.clear();  // no part keeps a ring schedule of the rejected stream one
-    k.schedule.reason = why + ": naive";
+    demoteToNaive(k, why + ": naive");
   }
-  if (!again) return true;
+  if (restreamed.empty()) return true;
   // Check the stream schedules that replaced spilling sumfactor ones (a second spill demotes them to naive).
   std::map<std::string, PtxasInfo> second;
   if (!ptxasInfo(m, arch, second, error)) return false;
   for (dag::Kernel& k : m.kernels) {
-    if (k.schedule.reason.find("sumfactor rejected by ptxas") != 0 || !second.count(k.name)) continue;
+    if (!restreamed.count(k.name) || !second.count(k.name)) continue;
     info[k.name] = second[k.name];
     if (second[k.name].spillStores == 0) continue;
-    k.schedule.strategy = dag::Strategy::Naive;
-    k.schedule.rows = k.schedule.vec = k.schedule.unroll = 1;
-    k.schedule.smem = k.schedule.prefetch = 0;
-    k.partSchedules.clear();
-    k.schedule.reason += "; stream spills too (" + std::to_string(second[k.name].spillStores) + " bytes): naive";
+    demoteToNaive(k, k.schedule.reason + "; stream spills too (" + std::to_string(second[k.name].spillStores) + " bytes): naive");
   }
   return true;
 }

@@ -1,7 +1,6 @@
 #include "passes/FactorSums.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 
@@ -18,6 +17,27 @@ struct Coef {
   dag::Symbol param = 0;
 };
 
+// `x` times the coefficient expression `f` (products of constants and at most one param), or false
+// when `f` is none (x is then partly scaled: callers pass a copy).
+bool times(const dag::Context& ctx, dag::NodeId f, Coef& x) {
+  const dag::Node& fn = ctx.node(f);
+  if (fn.kind == dag::NodeKind::Const) {
+    x.scale *= fn.value;
+    return true;
+  }
+  if (fn.kind == dag::NodeKind::Param && !x.hasParam) {
+    x.hasParam = true;
+    x.param = fn.sym;
+    return true;
+  }
+  if (fn.kind == dag::NodeKind::Apply && fn.op == dag::Op::Mul) return times(ctx, fn.operands[0], x) && times(ctx, fn.operands[1], x);
+  if (fn.kind == dag::NodeKind::Apply && fn.op == dag::Op::Neg) {
+    x.scale = -x.scale;
+    return times(ctx, fn.operands[0], x);
+  }
+  return false;
+}
+
 // The linear form sum of coef[o] * field[o] of node `id` times `c`, or false when the node is not one
 // (a non-linear op, a constant term, a second field, a product of two params).
 bool linearForm(const dag::Context& ctx, dag::NodeId id, Coef c, dag::Symbol& field, bool& haveField, std::map<dag::Offset, Coef>& coef) {
@@ -26,31 +46,12 @@ bool linearForm(const dag::Context& ctx, dag::NodeId id, Coef c, dag::Symbol& fi
     x.scale *= v;
     return x;
   };
-  // `x` times the coefficient expression `f` (constants and at most one param in products), or false.
-  std::function<bool(dag::NodeId, Coef&)> times = [&](dag::NodeId f, Coef& x) {
-    const dag::Node& fn = ctx.node(f);
-    if (fn.kind == dag::NodeKind::Const) {
-      x.scale *= fn.value;
-      return true;
-    }
-    if (fn.kind == dag::NodeKind::Param && !x.hasParam) {
-      x.hasParam = true;
-      x.param = fn.sym;
-      return true;
-    }
-    if (fn.kind == dag::NodeKind::Apply && fn.op == dag::Op::Mul) return times(fn.operands[0], x) && times(fn.operands[1], x);
-    if (fn.kind == dag::NodeKind::Apply && fn.op == dag::Op::Neg) {
-      x.scale = -x.scale;
-      return times(fn.operands[0], x);
-    }
-    return false;
-  };
-  // A coefficient expression: no access below it.
-  std::function<bool(dag::NodeId)> isFactor = [&](dag::NodeId f) {
-    const dag::Node& fn = ctx.node(f);
-    if (fn.kind == dag::NodeKind::Const || fn.kind == dag::NodeKind::Param) return true;
-    return fn.kind == dag::NodeKind::Apply && (fn.op == dag::Op::Mul || fn.op == dag::Op::Neg) && isFactor(fn.operands[0]) &&
-           (fn.op == dag::Op::Neg || isFactor(fn.operands[1]));
+  // c * f * g with one of f, g a coefficient expression and the other a linear form.
+  auto product = [&](dag::NodeId f, dag::NodeId g) {
+    Coef x = c;
+    if (times(ctx, f, x)) return linearForm(ctx, g, x, field, haveField, coef);
+    x = c;
+    return times(ctx, g, x) && linearForm(ctx, f, x, field, haveField, coef);
   };
   switch (n.kind) {
     case dag::NodeKind::Access: {
@@ -68,23 +69,15 @@ bool linearForm(const dag::Context& ctx, dag::NodeId id, Coef c, dag::Symbol& fi
     }
     case dag::NodeKind::Apply: {
       const dag::NodeId a = n.operands[0], b = n.operands[1], d = n.operands[2];
-      Coef x = c;
       switch (n.op) {
         case dag::Op::Add: return linearForm(ctx, a, c, field, haveField, coef) && linearForm(ctx, b, c, field, haveField, coef);
         case dag::Op::Sub:
           return linearForm(ctx, a, c, field, haveField, coef) && linearForm(ctx, b, scaled(c, -1.0), field, haveField, coef);
         case dag::Op::Neg: return linearForm(ctx, a, scaled(c, -1.0), field, haveField, coef);
-        case dag::Op::Mul:
-          if (isFactor(a)) return times(a, x) && linearForm(ctx, b, x, field, haveField, coef);
-          if (isFactor(b)) return times(b, x) && linearForm(ctx, a, x, field, haveField, coef);
-          return false;
+        case dag::Op::Mul: return product(a, b);
         case dag::Op::Div:
           return ctx.isConst(b) && ctx.node(b).value != 0 && linearForm(ctx, a, scaled(c, 1.0 / ctx.node(b).value), field, haveField, coef);
-        case dag::Op::Fma:
-          if (!linearForm(ctx, d, c, field, haveField, coef)) return false;
-          if (isFactor(a)) return times(a, x) && linearForm(ctx, b, x, field, haveField, coef);
-          if (isFactor(b)) return times(b, x) && linearForm(ctx, a, x, field, haveField, coef);
-          return false;
+        case dag::Op::Fma: return linearForm(ctx, d, c, field, haveField, coef) && product(a, b);
         default: return false;
       }
     }
@@ -140,14 +133,14 @@ std::optional<dag::SumFactor> analyzeSumFactor(const dag::Context& ctx, const da
     for (const dag::SumFactorTerm& t : f.terms)
       if (t.d0 == d0) plane.push_back(t);
     if (plane.empty()) continue;
-    auto same = [&](const std::vector<dag::SumFactorTerm>& c) {
+    auto samePlane = [&](const std::vector<dag::SumFactorTerm>& c) {
       if (c.size() != plane.size()) return false;
       for (size_t i = 0; i < c.size(); ++i)
         if (c[i].b != plane[i].b || c[i].a != plane[i].a || !c[i].sameCoef(plane[i])) return false;
       return true;
     };
     size_t k = 0;
-    while (k < f.classes.size() && !same(f.classes[k])) ++k;
+    while (k < f.classes.size() && !samePlane(f.classes[k])) ++k;
     if (k == f.classes.size()) f.classes.push_back(plane);
     f.planeClass[d0 - f.d0lo()] = static_cast<int>(k);
   }

@@ -111,6 +111,28 @@ double streamEval(const dag::SumFactor& sf, const Field& f) {
   return acc;
 }
 
+// Compiles `text` with and without --factor-sums=on (FMA contraction as `fma`) and checks, on `seeds`
+// random fields (params take kParamValue), that the factored output equals the sum as written up to
+// rounding and the CUDA kernel's streaming order bit for bit.
+void checkAgainstWritten(const std::string& text, bool fma, unsigned seeds) {
+  passes::ScheduleOverride written;
+  written.contractFma = fma;
+  auto plain = test::compileText(text, {}, written);
+  auto fac = test::compileText(text, {}, factorOn(fma));
+  REQUIRE_MESSAGE(plain->module, plain->diagText());
+  REQUIRE_MESSAGE(fac->module, fac->diagText());
+  const dag::Kernel& kp = plain->module->kernels.at(0);
+  const dag::Kernel& kf = fac->module->kernels.at(0);
+  REQUIRE(kf.sumFactor);
+  for (unsigned seed = 1; seed <= seeds; ++seed) {
+    const Field f(seed);
+    const double want = evalNode(plain->module->ctx, kp.outputs[0].value, f);
+    const double got = evalNode(fac->module->ctx, kf.outputs[0].value, f);
+    CHECK(std::fabs(got - want) <= 1e-13 * (1.0 + std::fabs(want)));
+    CHECK(got == streamEval(*kf.sumFactor, f));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the 125-point box with symmetric coefficients is factored: 45 terms in 3 plane classes, 249 -> 63 operations per point") {
@@ -171,24 +193,7 @@ TEST_CASE("the factored output equals the sum as written up to rounding, and the
   for (const bool fma : {false, true})
     for (const std::string text : {box125Text(), std::string(kLopsided)}) {
       CAPTURE(fma);
-      auto plain = test::compileText(text, {}, [&] {
-        passes::ScheduleOverride o;
-        o.contractFma = fma;
-        return o;
-      }());
-      auto fac = test::compileText(text, {}, factorOn(fma));
-      REQUIRE_MESSAGE(plain->module, plain->diagText());
-      REQUIRE_MESSAGE(fac->module, fac->diagText());
-      const dag::Kernel& kp = plain->module->kernels.at(0);
-      const dag::Kernel& kf = fac->module->kernels.at(0);
-      REQUIRE(kf.sumFactor);
-      for (unsigned seed = 1; seed <= 20; ++seed) {
-        const Field f(seed);
-        const double want = evalNode(plain->module->ctx, kp.outputs[0].value, f);
-        const double got = evalNode(fac->module->ctx, kf.outputs[0].value, f);
-        CHECK(std::fabs(got - want) <= 1e-13 * (1.0 + std::fabs(want)));
-        CHECK(got == streamEval(*kf.sumFactor, f));
-      }
+      checkAgainstWritten(text, fma, 20);
     }
 }
 
@@ -343,21 +348,7 @@ TEST_CASE("runtime and one-axis-symmetric sums: the factored output equals the s
       "stencil s(i, j, k) : f64 { in u; out v; param w;\n"
       "  v = sum(a in -2..2) (sum(b in -2..2) (sum(c in -2..2) (0.5 + 0.1 * a) * w * u[i+a, j+b, k+c])); }",
   };
-  for (const char* text : texts) {
-    auto plain = test::compileText(text);
-    auto fac = test::compileText(text, {}, factorOn());
-    REQUIRE_MESSAGE(plain->module, plain->diagText());
-    REQUIRE_MESSAGE(fac->module, fac->diagText());
-    REQUIRE(fac->module->kernels.at(0).sumFactor);
-    // Params take kParamValue in both evaluations.
-    for (unsigned seed = 1; seed <= 10; ++seed) {
-      const Field f(seed);
-      const double want = evalNode(plain->module->ctx, plain->module->kernels.at(0).outputs[0].value, f);
-      const double got = evalNode(fac->module->ctx, fac->module->kernels.at(0).outputs[0].value, f);
-      CHECK(std::fabs(got - want) <= 1e-13 * (1.0 + std::fabs(want)));
-      CHECK(got == streamEval(*fac->module->kernels.at(0).sumFactor, f));
-    }
-  }
+  for (const char* text : texts) checkAgainstWritten(text, false, 10);
 }
 
 TEST_CASE("box-like sums (3 planes or more of 9 points or more) take the sumfactor schedule even when sharing saves little") {
