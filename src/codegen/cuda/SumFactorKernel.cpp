@@ -114,6 +114,24 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   p.line("stnc_rt::cpAsyncWait<kSlots - 2>();  // this thread's copies of plane t_ have landed");
   p.line("__syncthreads();  // and every other thread's");
   p.line("const real* const T_ = T0_ + (t_ % kSlots) * kTile;");
+  // A chunk's first and last (d0hi - d0lo) planes also feed output planes of the neighbouring chunks,
+  // which this block does not store: S of a class is computed only where one of its planes feeds an
+  // output of this chunk (a block-uniform branch). Measured: the skipped work was 12.5 % of a 32-plane
+  // chunk's FP64 instructions for box125_rt (bench/results/2026-11-30-s6-variants.md).
+  // Only where Y needs no arithmetic (Y_ab a renamed X_a: dim 1 unpaired, runtime coefficients): with
+  // paired rows the classes share Y's additions, which a class-wise loop would repeat.
+  const bool skipEdges = !f.pair1;
+  if (skipEdges) p.line("const long xp_ = xs_ + t_;  // the plane read now; it feeds the outputs xp_ - d0");
+  for (size_t c = 0; skipEdges && c < f.classes.size(); ++c) {
+    std::string cond;
+    for (size_t i = 0; i < f.planeClass.size(); ++i)
+      if (f.planeClass[i] == static_cast<int>(c)) {
+        const int d0 = sh.d0lo + static_cast<int>(i);
+        const std::string x = "xp_" + signedTerm(-d0);
+        cond += (cond.empty() ? "" : " || ") + std::string("(") + x + " >= x0_ && " + x + " < x1_)";
+      }
+    p.line("const bool need" + num(static_cast<long>(c)) + "_ = " + cond + ";  // class " + num(static_cast<long>(c)) + " (planes " + planesOf(f, c) + ")");
+  }
   std::string xDecl;
   for (int a : xs) xDecl += (xDecl.empty() ? "" : ", ") + xName(a) + "[kRows + 2 * kR1][kVec]";
   p.line("real " + xDecl + ";  // X_a of this thread's columns in its tile rows");
@@ -134,20 +152,18 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
            (!f.pair2 || a == 0 ? "w_[" + shifted("kA2 + c_", a) + "]" : "w_[" + shifted("kA2 + c_", -a) + "] + w_[" + shifted("kA2 + c_", a) + "]") + ";");
   p.closeScope("");
   p.closeScope("");
-  p.line("#pragma unroll");
-  p.openScope("for (int r_ = 0; r_ < kRows; ++r_)");
-  p.line("#pragma unroll");
-  p.openScope("for (int c_ = 0; c_ < kVec; ++c_)");
-  for (const auto& [a, b] : ys) {
-    const std::string X = xName(a);
-    p.line("const real " + yName(a, b) + " = " +
-           (!f.pair1 || b == 0 ? X + "[" + shifted("r_ + kR1", b) + "][c_]"
-                               : X + "[" + shifted("r_ + kR1", -b) + "][c_] + " + X + "[" + shifted("r_ + kR1", b) + "][c_]") +
-           ";");
-  }
-  // S of each class at this plane, then every output plane this one feeds (in any order: each
-  // accumulator is its own output; per output the planes arrive in ascending d0, the DAG's order).
-  for (size_t c = 0; c < f.classes.size(); ++c) {
+  auto emitYs = [&](const std::set<std::pair<int, int>>& which) {
+    for (const auto& [a, b] : which) {
+      const std::string X = xName(a);
+      p.line("const real " + yName(a, b) + " = " +
+             (!f.pair1 || b == 0 ? X + "[" + shifted("r_ + kR1", b) + "][c_]"
+                                 : X + "[" + shifted("r_ + kR1", -b) + "][c_] + " + X + "[" + shifted("r_ + kR1", b) + "][c_]") +
+             ";");
+    }
+  };
+  // S of class c at this plane; it is added to every output plane it feeds (each accumulator is its own
+  // output; per output the planes arrive in ascending d0, the DAG's order).
+  auto emitClass = [&](size_t c) {
     const std::string sname = "S" + num(static_cast<long>(c)) + "_";
     bool firstTerm = true;
     for (const dag::SumFactorTerm& t : f.classes[c]) {
@@ -157,16 +173,47 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
       else p.line(sname + " = " + sname + " + " + lit + " * " + y + ";");
       firstTerm = false;
     }
+  };
+  // The additions of S into the output planes it feeds, for the plane offsets of class `only` (-1: all).
+  auto emitAccs = [&](int only) {
+    for (int d0 = sh.d0lo; d0 <= sh.d0hi; ++d0) {
+      const int c = f.planeClass[d0 - sh.d0lo];
+      if (c < 0 || (only >= 0 && c != only)) continue;
+      const std::string acc = accName(sh.d0hi - d0) + "[r_][c_]", sname = "S" + num(c) + "_";
+      const std::string what = "  // output plane " + std::string(skipEdges ? "xp_" : "x_") + signedTerm(-d0) + " (plane offset " + num(d0) + ")";
+      p.line(d0 == sh.d0lo ? acc + " = " + sname + ";" + what + ": its first plane" : acc + " = " + acc + " + " + sname + ";" + what);
+    }
+  };
+  auto openPointLoops = [&] {
+    p.line("#pragma unroll");
+    p.openScope("for (int r_ = 0; r_ < kRows; ++r_)");
+    p.line("#pragma unroll");
+    p.openScope("for (int c_ = 0; c_ < kVec; ++c_)");
+  };
+  if (skipEdges) {
+    // Y is a renamed X (no arithmetic): each class loops over the thread's points on its own, inside its
+    // block-uniform branch, so the branch does not split the points' FMA chains (a branch per class and
+    // point ran box125_c 94 -> 169 us).
+    for (size_t c = 0; c < f.classes.size(); ++c) {
+      p.openScope("if (need" + num(static_cast<long>(c)) + "_)");
+      openPointLoops();
+      std::set<std::pair<int, int>> mine;
+      for (const dag::SumFactorTerm& t : f.classes[c]) mine.insert({t.a, t.b});
+      emitYs(mine);
+      emitClass(c);
+      emitAccs(static_cast<int>(c));
+      p.closeScope("");
+      p.closeScope("");
+      p.closeScope("");
+    }
+  } else {
+    openPointLoops();
+    emitYs(ys);
+    for (size_t c = 0; c < f.classes.size(); ++c) emitClass(c);
+    emitAccs(-1);
+    p.closeScope("");
+    p.closeScope("");
   }
-  for (int d0 = sh.d0lo; d0 <= sh.d0hi; ++d0) {
-    const int c = f.planeClass[d0 - sh.d0lo];
-    if (c < 0) continue;
-    const std::string acc = accName(sh.d0hi - d0) + "[r_][c_]", sname = "S" + num(c) + "_";
-    const std::string what = "  // output plane x_" + signedTerm(-d0) + " (plane offset " + num(d0) + ")";
-    p.line(d0 == sh.d0lo ? acc + " = " + sname + ";" + what + ": its first plane" : acc + " = " + acc + " + " + sname + ";" + what);
-  }
-  p.closeScope("");
-  p.closeScope("");
   p.line("const long x_ = xs_ + t_" + signedTerm(-sh.d0hi) + ";  // the output plane " + accName(0) + " completes");
   p.openScope("if (x_ >= x0_)");
   p.line("#pragma unroll");
