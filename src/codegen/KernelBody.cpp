@@ -112,21 +112,22 @@ std::string partName(const dag::Kernel& k, int part) {
   return part < 0 ? "sweepPart" : "sweepPart_" + cIdent(k.regions[part].name);
 }
 
+std::string regionBoundsText(const dag::Kernel& k, const dag::Region& r, bool lo) {
+  std::string s = "{";
+  for (int d = 0; d < 3; ++d) {
+    const int a = d - (3 - k.rank());
+    s += (d ? ", " : "") + std::to_string(a < 0 ? 0 : (lo ? r.lo[a] : r.hi[a]));
+  }
+  return s + "}";
+}
+
 void emitPartDispatch(CPrinter& p, const dag::Kernel& k, const std::function<std::string(int, const std::string&)>& call,
                       const std::string& fail) {
   std::vector<int> parts = dag::kernelParts(k);
-  auto bounds = [&](const dag::Region& r, bool lo) {
-    std::string s = "{";
-    for (int d = 0; d < 3; ++d) {
-      int a = d - (3 - k.rank());
-      s += (d ? ", " : "") + std::to_string(a < 0 ? 0 : (lo ? r.lo[a] : r.hi[a]));
-    }
-    return s + "}";
-  };
   for (size_t r = 0; r < k.regions.size(); ++r) {
     const dag::Region& reg = k.regions[r];
-    p.line("static constexpr int kLo_" + cIdent(reg.name) + "[3] = " + bounds(reg, true) + ", kHi_" + cIdent(reg.name) +
-           "[3] = " + bounds(reg, false) + ";  // region " + reg.name);
+    p.line("static constexpr int kLo_" + cIdent(reg.name) + "[3] = " + regionBoundsText(k, reg, true) + ", kHi_" + cIdent(reg.name) +
+           "[3] = " + regionBoundsText(k, reg, false) + ";  // region " + reg.name);
   }
   for (int part : parts) {
     if (part >= 0) {

@@ -25,6 +25,8 @@ void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, i
                    const StoreFn& store = nullptr);
 // The name of a part's sweep function: "sweepPart" for the default part, "sweepPart_NAME" for a region.
 std::string partName(const dag::Kernel& k, int part);
+// "{0, 27, 27}": a region's lower (lo) or upper bounds as a 3-D initializer (rank < 3: leading zeros).
+std::string regionBoundsText(const dag::Kernel& k, const dag::Region& r, bool lo);
 // Emits the host-side loop that splits `clip_` into the kernel's parts and calls
 // CALL(part, box) for each (the default part: clip minus every region).
 // `fail` is the statement run when the boxes do not fit (e.g. "return false;").

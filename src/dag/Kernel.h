@@ -162,6 +162,10 @@ struct Kernel {
   // shared-memory rings do not fit the policy's budget get narrower rings or the L1 policy). Set by
   // choose-schedule.
   std::map<int, Schedule> partSchedules;
+  // The region whose CUDA kernel also computes the default equations, in one launch over the whole box
+  // (passes/FuseRegions, --fuse-regions); -1: one kernel per part. fusionWhy: why (not), for --report.
+  int fusedRegion = -1;
+  std::string fusionWhy;
   const Schedule& scheduleOf(int part) const {
     auto it = partSchedules.find(part);
     return it == partSchedules.end() ? schedule : it->second;

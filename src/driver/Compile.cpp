@@ -105,6 +105,11 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
             "CUDA step loop: on fuses two time steps per sweep (temporal blocking) in cuda::step where the kernel "
             "qualifies (--report says whether and why not); auto: the policy (today: not used, measured slower "
             "than single steps, bench/results/2026-11-29-temporal.md); off: never");
+  autoOnOff("--fuse-regions", fe.schedule.fuseRegions,
+            "CUDA: on runs a kernel's region and its default equations as one kernel over the whole box (the "
+            "region's tile and rings; blocks inside or outside the region run one body, blocks on its boundary "
+            "choose per point) instead of one launch per part; auto: the policy; off: never. --report says "
+            "whether a kernel qualifies");
   app.add_option("--unroll", fe.schedule.unroll, "stream: unroll factor of the loop along the first axis")
       ->check(CLI::Range(1, 16));
 }

@@ -83,6 +83,7 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
       os << "\n";
     }
     os << "  temporal : " << (k.schedule.temporalWhy.empty() ? "-" : k.schedule.temporalWhy) << "\n";
+    if (!k.fusionWhy.empty()) os << "  fusion   : " << k.fusionWhy << "\n";
     if (k.sumFactor) {
       const dag::SumFactor& f = *k.sumFactor;
       os << "  factored : shared partial sums of " << f.field << " (" << f.terms.size() << " terms over planes " << f.d0lo() << ".."

@@ -1,5 +1,6 @@
 #include "passes/ChooseSchedule.h"
 
+#include "passes/FuseRegions.h"
 #include "passes/SmemPlan.h"
 #include "passes/TemporalBlocking.h"
 
@@ -261,6 +262,7 @@ bool chooseSchedules(dag::Module& m, DiagEngine&, const ScheduleOverride& o) {
   for (dag::Kernel& k : m.kernels) {
     k.schedule = chooseSchedule(m.ctx, k, o);
     fillPartSchedules(m.ctx, k, o);
+    chooseFusion(m.ctx, k, o.fuseRegions);
   }
   return false;
 }

@@ -15,6 +15,7 @@
 #include "codegen/cuda/SumFactorKernel.h"
 #include "codegen/cuda/TemporalPair.h"
 #include "passes/ChooseSchedule.h"
+#include "passes/FuseRegions.h"
 #include "passes/SmemPlan.h"
 
 namespace stnc::codegen {
@@ -67,6 +68,7 @@ struct TileKernel {
   std::vector<int> rowOf, colOf;  // per output of k
 };
 
+// part -2: every output (the fused region kernel).
 TileKernel tileKernel(const dag::Context& src, const dag::Kernel& k, int part, int rows, int vec) {
   TileKernel tk{src, k, {}, {}};
   tk.k.outputs.clear();
@@ -94,7 +96,7 @@ TileKernel tileKernel(const dag::Context& src, const dag::Kernel& k, int part, i
         return memo[id] = out;
       };
       for (const dag::Output& o : k.outputs) {
-        if (o.region != part) continue;
+        if (part != -2 && o.region != part) continue;
         dag::Output copy = o;
         copy.value = shift(o.value);
         tk.k.outputs.push_back(copy);
@@ -272,15 +274,20 @@ void emitRingIteration(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan
 // x `vec` consecutive dim-2 points (vec > 1: the launcher gives it columns in aligned groups of vec).
 // sp: the planes come through shared-memory rings (rows must be 1); every thread takes part in the
 // copies and barriers, and only those inside the box store.
+// fused (passes/FuseRegions; part is then the fused region and sp its rings): the kernel also computes
+// the default equations, each block choosing per plane between region R_, the default part and both.
 void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part, int rows, int vec, const std::string& kname,
-                      const passes::SmemPlan* sp = nullptr) {
+                      const passes::SmemPlan* sp = nullptr, bool fused = false) {
   const std::string real = dag::elemCType(k.type);
   const std::string vt = vec > 1 ? vecType(k, vec) : real;
-  const TileKernel tk = tileKernel(m.ctx, k, part, rows, vec);
+  const TileKernel tk = tileKernel(m.ctx, k, fused ? -2 : part, rows, vec);
   std::vector<Queue> qs = queuesOf(m.ctx, k, rows, vec, part);
-  p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY) " + kname +
-              "(const stnc_rt::Layout L_, const stnc_rt::Box B_, const long chunk_, " + restrictArgs(k) + ")");
-  std::string unused = usedNamesVoidCast(m.ctx, k, false, part);
+  // Fused: the two bodies raise the register count (156 for the acoustic sample at 4 points per thread);
+  // registers must not cost resident blocks the rings allow.
+  const std::string bounds = fused && sp ? "kBlockX * kBlockY, " + std::to_string(sp->blocksPerSm) : "kBlockX * kBlockY";
+  p.openScope("__global__ void __launch_bounds__(" + bounds + ") " + kname + "(const stnc_rt::Layout L_, const stnc_rt::Box B_, " +
+              (fused ? "const stnc_rt::Box R_, " : "") + "const long chunk_, " + restrictArgs(k) + ")");
+  std::string unused = usedNamesVoidCast(m.ctx, k, false, fused ? -2 : part);
   if (!unused.empty()) p.line(unused);
   p.line("const long s0_ = L_.stride[0];");
   p.line("const long s1_ = L_.stride[1];");
@@ -313,6 +320,13 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
     p.line("// neighbouring values and store nothing.");
     p.line("const bool act_ = z_ + kVec > B_.lo[2] && z_ < B_.hi[2] && y_ < B_.hi[1];");
     if (vec > 1) p.line("const bool whole_ = z_ >= B_.lo[2] && z_ + kVec <= B_.hi[2];");
+    if (fused) {
+      p.line("// The block's tile (within the box) against region R_ along dims 1 and 2: wholly inside, or meeting it.");
+      p.line("const long ty1_ = yb_ + kBlockY < B_.hi[1] ? yb_ + kBlockY : B_.hi[1];");
+      p.line("const long tz0_ = zb_ > B_.lo[2] ? zb_ : B_.lo[2], tz1_ = zb_ + kBlockX * kVec < B_.hi[2] ? zb_ + kBlockX * kVec : B_.hi[2];");
+      p.line("const bool tileIn_ = yb_ >= R_.lo[1] && ty1_ <= R_.hi[1] && tz0_ >= R_.lo[2] && tz1_ <= R_.hi[2];");
+      p.line("const bool tileMeets_ = yb_ < R_.hi[1] && ty1_ > R_.lo[1] && tz0_ < R_.hi[2] && tz1_ > R_.lo[2];");
+    }
   } else if (vec == 1) {
     p.line("if (z_ < B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;  // no block-wide barrier follows");
   } else {
@@ -382,10 +396,21 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
   std::set<std::pair<std::string, int>> planes;  // (field, dim-0 offset) read from shared memory
   for (const Queue& q : qs)
     if (sp && q.col == 0) planes.insert({q.field, q.hi});
+  // Fused: an access the region's rings do not hold (a field only the default equations read, or an
+  // offset beyond the region's footprint) is read through L1 instead.
+  const int tileCols = std::max(1, k.schedule.blockX) * vec;
+  auto ringHolds = [&](const dag::Node& n) {
+    const passes::SmemRing* r = ringOf(sp, tk.ctx.name(n.sym));
+    if (!r) return false;
+    const dag::Offset& o = n.offset;
+    const int g = floorDiv(o.d[2], vec) * vec;
+    return o.d[0] >= r->amin && o.d[0] <= r->amax && o.d[1] >= r->lo1 && o.d[1] <= r->lo1 + r->rows - k.schedule.blockY && g >= r->a2 &&
+           g + vec <= r->a2 + r->cols - tileCols + vec;
+  };
   if (vec > 1 || sp) {
-    for (dag::NodeId id : dag::liveNodes(tk.ctx, tk.k, part)) {
+    for (dag::NodeId id : dag::liveNodes(tk.ctx, tk.k, fused ? -2 : part)) {
       const dag::Node& n = tk.ctx.node(id);
-      if (n.kind != dag::NodeKind::Access || queued(n)) continue;
+      if (n.kind != dag::NodeKind::Access || queued(n) || (fused && !ringHolds(n))) continue;
       auto key = std::make_tuple(tk.ctx.name(n.sym), n.offset.d[0], n.offset.d[1], floorDiv(n.offset.d[2], vec));
       if (vecLoads.count(key)) continue;
       const std::string name = "v" + std::to_string(vecLoads.size()) + "_";
@@ -420,54 +445,94 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
     p.line("const " + vt + " " + name + " = " +
            (sp ? ringLoad(std::get<0>(key), o.d[0], o.d[1], std::get<3>(key)) : loadAt(std::get<0>(key), o)) + ";");
   }
-  emitPointBody(
-      p, tk.ctx, tk.k, part,
-      [&](const dag::Node& n) {
-        if (const Queue* q = queued(n)) return slotName(q->field, q->row, q->col, n.offset.d[0]);
-        if (vec == 1 && !sp) return accessLoad(tk.ctx, tk.k, n);
-        const int g = floorDiv(n.offset.d[2], vec);
-        const std::string v = vecLoads.at(std::make_tuple(tk.ctx.name(n.sym), n.offset.d[0], n.offset.d[1], g));
-        return vec == 1 ? v : v + kLane[n.offset.d[2] - g * vec];
-      },
-      [&](size_t i, const dag::Output& o) {
+  const AccessFn access = [&](const dag::Node& n) {
+    if (const Queue* q = queued(n)) return slotName(q->field, q->row, q->col, n.offset.d[0]);
+    if (vec == 1 && !sp) return accessLoad(tk.ctx, tk.k, n);
+    const int g = floorDiv(n.offset.d[2], vec);
+    auto it = vecLoads.find(std::make_tuple(tk.ctx.name(n.sym), n.offset.d[0], n.offset.d[1], g));
+    if (it == vecLoads.end()) {  // fused, not in the rings: through L1, where the point's row is allocated
+      const std::string z = "z_" + plusTerm(n.offset.d[2]);
+      return "(act_ && " + z + " >= -L_.pad[2] && " + z + " < L_.dim[2] - L_.pad[2] ? " + accessLoad(tk.ctx, tk.k, n) + " : " + real + "(0))";
+    }
+    return vec == 1 ? it->second : it->second + kLane[n.offset.d[2] - g * vec];
+  };
+  // The value of output i at its tile point; tag names the part in the fused kernel's straddling body.
+  auto outName = [&](size_t i, const std::string& tag) {
+    return cIdent(tk.k.outputs[i].field) + tag + "_r" + std::to_string(tk.rowOf[i]) + "_c" + std::to_string(tk.colOf[i]) + "_";
+  };
+  // The body of part `which` (-2: every output of a non-fused kernel's part) and its stores.
+  auto bodyAndStores = [&](int which) {
+    emitPointBody(p, tk.ctx, tk.k, fused ? which : part, access, [&](size_t i, const dag::Output& o) {
+      if (vec > 1 || sp) return "const " + real + " " + outName(i, "");
+      dag::Offset at;
+      at.d[1] = tk.rowOf[i];
+      at.d[2] = tk.colOf[i];
+      return cIdent(o.field) + "[" + offsetIndex(k, at) + "]";
+    });
+    auto mine = [&](size_t i) { return !fused || tk.k.outputs[i].region == which; };
+    if (vec > 1) {  // one vector store per output row; a group at the box's edge stores its inside points
+      std::vector<std::string> whole, edge;
+      for (size_t i = 0; i < tk.k.outputs.size(); ++i) {
+        if (!mine(i)) continue;
+        const dag::Output& o = tk.k.outputs[i];
         dag::Offset at;
         at.d[1] = tk.rowOf[i];
         at.d[2] = tk.colOf[i];
-        if (vec > 1 || sp) return "const " + real + " " + cIdent(o.field) + "_r" + std::to_string(at.d[1]) + "_c" + std::to_string(at.d[2]) + "_";
-        return cIdent(o.field) + "[" + offsetIndex(k, at) + "]";
-      });
-  if (vec > 1) {  // one vector store per output row; a group at the box's edge stores its inside points
-    std::vector<std::string> whole, part;
-    for (size_t i = 0; i < tk.k.outputs.size(); ++i) {
-      const dag::Output& o = tk.k.outputs[i];
-      dag::Offset at;
-      at.d[1] = tk.rowOf[i];
-      auto val = [&](int c) { return cIdent(o.field) + "_r" + std::to_string(at.d[1]) + "_c" + std::to_string(c) + "_"; };
-      at.d[2] = tk.colOf[i];
-      part.push_back("if (z_ + " + std::to_string(at.d[2]) + " >= B_.lo[2] && z_ + " + std::to_string(at.d[2]) + " < B_.hi[2]) " +
-                     cIdent(o.field) + "[" + offsetIndex(k, at) + "] = " + val(at.d[2]) + ";");
-      if (tk.colOf[i] != 0) continue;
-      at.d[2] = 0;
-      std::string vals;
-      for (int c = 0; c < vec; ++c) vals += (c ? ", " : "") + val(c);
-      const std::string ptr = "reinterpret_cast<" + vt + "*>(&" + cIdent(o.field) + "[" + offsetIndex(k, at) + "])";
-      // Ring kernels store evict-first (stnc_rt::storeOnce); the L1 kernels did not gain from it
-      // (box125_rt 286 -> 352 us, bench/results/2026-11-30-s5-pml.md).
-      whole.push_back(sp ? "stnc_rt::storeOnce(" + ptr + ", " + vt + "{" + vals + "});" : "*" + ptr + " = " + vt + "{" + vals + "};");
+        edge.push_back("if (z_ + " + std::to_string(at.d[2]) + " >= B_.lo[2] && z_ + " + std::to_string(at.d[2]) + " < B_.hi[2]) " +
+                       cIdent(o.field) + "[" + offsetIndex(k, at) + "] = " + outName(i, "") + ";");
+        if (tk.colOf[i] != 0) continue;
+        at.d[2] = 0;
+        std::string vals;
+        for (int c = 0; c < vec; ++c) vals += (c ? ", " : "") + cIdent(o.field) + "_r" + std::to_string(at.d[1]) + "_c" + std::to_string(c) + "_";
+        const std::string ptr = "reinterpret_cast<" + vt + "*>(&" + cIdent(o.field) + "[" + offsetIndex(k, at) + "])";
+        // Ring kernels store evict-first (stnc_rt::storeOnce); the L1 kernels did not gain from it
+        // (box125_rt 286 -> 352 us, bench/results/2026-11-30-s5-pml.md).
+        whole.push_back(sp ? "stnc_rt::storeOnce(" + ptr + ", " + vt + "{" + vals + "});" : "*" + ptr + " = " + vt + "{" + vals + "};");
+      }
+      if (sp) p.openScope("if (act_)");
+      p.openScope("if (whole_)");
+      for (const std::string& l : whole) p.line(l);
+      p.closeScope();
+      p.openScope("else  // the box's first or last column group");
+      for (const std::string& l : edge) p.line(l);
+      p.closeScope();
+      if (sp) p.closeScope("");
+    } else if (sp) {
+      p.openScope("if (act_)");
+      for (size_t i = 0; i < tk.k.outputs.size(); ++i)
+        if (mine(i)) p.line("stnc_rt::storeOnce(&" + cIdent(tk.k.outputs[i].field) + "[p_], " + outName(i, "") + ");");
+      p.closeScope("");
     }
-    if (sp) p.openScope("if (act_)");
-    p.openScope("if (whole_)");
-    for (const std::string& l : whole) p.line(l);
+  };
+  if (!fused) {
+    bodyAndStores(part);
+  } else {
+    p.line("const bool in0_ = x_ >= R_.lo[0] && x_ < R_.hi[0];");
+    p.openScope("if (in0_ && tileIn_)  // the whole tile of this plane is in region " + k.regions[part].name);
+    bodyAndStores(part);
     p.closeScope();
-    p.openScope("else  // the box's first or last column group");
-    for (const std::string& l : part) p.line(l);
+    p.openScope("else if (!in0_ || !tileMeets_)  // none of it: the default equations");
+    bodyAndStores(-1);
     p.closeScope();
-    if (sp) p.closeScope("");
-  } else if (sp) {
-    p.openScope("if (act_)");
-    for (size_t i = 0; i < tk.k.outputs.size(); ++i)
-      p.line("stnc_rt::storeOnce(&" + cIdent(tk.k.outputs[i].field) + "[p_], " + cIdent(tk.k.outputs[i].field) + "_r0_c0_);");
-    p.closeScope("");
+    p.openScope("else  // the tile straddles the region's boundary: both bodies, one after the other, each storing its own points");
+    p.line("// (a point reads a field it writes only at its own offset, so the first body's stores do not reach the second)");
+    for (int c = 0; c < vec; ++c)
+      p.line("const bool inR" + std::to_string(c) + "_ = act_ && y_ >= R_.lo[1] && y_ < R_.hi[1] && z_" + plusTerm(c) + " >= R_.lo[2] && z_" + plusTerm(c) +
+             " < R_.hi[2] && z_" + plusTerm(c) + " >= B_.lo[2] && z_" + plusTerm(c) + " < B_.hi[2];");
+    for (int which : {part, -1}) {
+      p.openScope("");
+      emitPointBody(p, tk.ctx, tk.k, which, access, [&](size_t i, const dag::Output&) { return "const " + real + " " + outName(i, ""); });
+      for (size_t i = 0; i < tk.k.outputs.size(); ++i) {
+        if (tk.k.outputs[i].region != which) continue;
+        dag::Offset at;
+        at.d[2] = tk.colOf[i];
+        const std::string c = std::to_string(tk.colOf[i]);
+        p.line("if (" + std::string(which < 0 ? "act_ && z_" + plusTerm(tk.colOf[i]) + " >= B_.lo[2] && z_" + plusTerm(tk.colOf[i]) + " < B_.hi[2] && !inR" : "inR") +
+               c + "_) stnc_rt::storeOnce(&" + cIdent(tk.k.outputs[i].field) + "[" + offsetIndex(k, at) + "], " + outName(i, "") + ");");
+      }
+      p.closeScope("");
+    }
+    p.closeScope();
   }
   for (const Queue& q : qs) {
     std::string rot;
@@ -484,8 +549,9 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
 // Launches kernel `kname` (a tile of rows x vec points per thread) over box `box`; the code returns
 // on error.
 // sp: the kernel's shared-memory rings (dynamic shared memory; fewer resident blocks per SM).
+// extra: kernel arguments between the box and the chunk (the fused kernel's region box).
 void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& box, int rows, int vec, const std::string& args,
-                      const passes::SmemPlan* sp = nullptr) {
+                      const passes::SmemPlan* sp = nullptr, const std::string& extra = "") {
   const std::string cols = vec > 1 ? "kBlockX * " + std::to_string(vec) : "kBlockX";
   p.openScope("");
   p.line("const stnc_rt::Box& b_ = " + box + ";");
@@ -520,7 +586,7 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
     if (sp->bytes > 48 * 1024)
       p.line("if (cudaError_t e_ = cudaFuncSetAttribute(" + kname + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + bytes +
              ")) return e_;  // above the 48 KiB default (per device: set at every launch)");
-    p.line(kname + "<<<grid_, block_, " + bytes + ", stream_>>>(L_, b_, chunk_, " + args + ");");
+    p.line(kname + "<<<grid_, block_, " + bytes + ", stream_>>>(L_, b_, " + extra + "chunk_, " + args + ");");
   } else {
     p.line(kname + "<<<grid_, block_, 0, stream_>>>(L_, b_, chunk_, " + args + ");");
   }
@@ -652,6 +718,49 @@ void emitSumFactor(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int 
   p.closeScope(launchName(k, part));
 }
 
+// The fused region kernel (passes/FuseRegions): region R's schedule and rings over the whole clip box.
+// launchFused leaves `done_` false where the per-part kernels must take the box instead (layouts whose
+// rows are not 16-byte aligned, boxes narrower than a tile).
+void emitFused(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int R) {
+  dag::Kernel kp = k;
+  kp.schedule = k.scheduleOf(R);
+  kp.partSchedules.clear();
+  const passes::SmemPlan sp = passes::planSmem(m.ctx, kp, R);
+  const int vec = std::max(1, kp.schedule.vec);
+  p.line("// Fused: region " + k.regions[R].name + " and the default equations in one kernel over the whole box, with the region's");
+  p.line("// schedule (block " + std::to_string(kp.schedule.blockX) + "x" + std::to_string(kp.schedule.blockY) + ", " + std::to_string(vec) +
+         " point(s) per thread) and rings (" + std::to_string(sp.bytes) + " bytes per block). A plane of a tile wholly inside the region");
+  p.line("// runs its body, one wholly outside the default body; a tile on the boundary runs both and stores per point.");
+  p.line("// Fields or offsets the region's rings do not hold come through L1.");
+  p.openScope("namespace fused_region");
+  emitBlockConstants(p, kp);
+  p.line("constexpr long kChunk = " + std::to_string(kp.schedule.chunk) + ";  // points of dim 0 per block; 0 = sized at launch");
+  const std::string kname = "sweepFused";
+  emitStreamKernel(p, m, kp, R, 1, vec, kname, &sp, true);
+  const std::string args = callArgs(k, ArgMode::Sweep);
+  p.openScope("cudaError_t launchFused(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, const stnc_rt::Box& R_, " + declArgs(k, ArgMode::Sweep) +
+              ", cudaStream_t stream_, bool& done_)");
+  p.line("done_ = false;");
+  p.line("static int sms_ = 0;  // multiprocessors of the current device, read once");
+  p.openScope("if (sms_ == 0)");
+  p.line("int dev_ = 0;");
+  p.line("if (cudaGetDevice(&dev_) != cudaSuccess || cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev_) != cudaSuccess || sms_ <= 0) sms_ = 132;");
+  p.closeScope("");
+  const std::string per = std::to_string(16 / dag::elemSize(k.type));
+  p.line("if (stnc_rt::boxEmpty(B_) || " + narrowBox(vec, true) + " || !(" + alignedCondition(k, per, "16") + ")) return cudaSuccess;");
+  emitStreamLaunch(p, kname, "B_", 1, vec, args, &sp, "R_, ");
+  p.line("done_ = true;");
+  p.line("return cudaSuccess;");
+  p.closeScope("launchFused");
+  p.closeScope("namespace fused_region");
+}
+
+// The region the kernel fuses with its default equations (chosen by passes/FuseRegions and still
+// possible under the final schedules), or -1.
+int fusedRegion(const dag::Module& m, const dag::Kernel& k) {
+  return k.fusedRegion >= 0 && passes::fusableRegion(m.ctx, k) == k.fusedRegion ? k.fusedRegion : -1;
+}
+
 // The namespace of a part with a schedule of its own (its kBlockX / kBlockY / kChunk shadow the kernel's).
 std::string partNamespace(const dag::Kernel& k, int part) { return part < 0 ? "default_part" : "region_" + cIdent(k.regions[part].name); }
 
@@ -683,11 +792,23 @@ void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     else emitNaive(p, m, kp, part);
     p.closeScope("namespace " + partNamespace(k, part));
   }
+  if (fusedRegion(m, k) >= 0) emitFused(p, m, k, fusedRegion(m, k));
   p.line("// Every part of the kernel over the interior points inside clip_ (host-side box split, one launch per box).");
   p.openScope("cudaError_t launchSweep(const stnc_rt::Layout& L_, const stnc_rt::Box& clip_, " + declArgs(k, ArgMode::Sweep) +
               ", cudaStream_t stream_)");
   p.line("cudaError_t e_ = cudaSuccess;");
   const std::string args = callArgs(k, ArgMode::Sweep);
+  if (fusedRegion(m, k) >= 0) {
+    const dag::Region& r = k.regions[fusedRegion(m, k)];
+    p.openScope("");
+    p.line("static constexpr int kFusedLo_[3] = " + regionBoundsText(k, r, true) + ", kFusedHi_[3] = " + regionBoundsText(k, r, false) + ";  // region " +
+           r.name);
+    p.line("const stnc_rt::Box r_ = stnc_rt::intersect(clip_, stnc_rt::regionBox(L_, kFusedLo_, kFusedHi_));");
+    p.line("bool done_ = false;");
+    p.line("if ((e_ = fused_region::launchFused(L_, clip_, r_, " + args + ", stream_, done_)) != cudaSuccess || done_) return e_;");
+    p.closeScope("");
+    p.line("// Otherwise one launch per part:");
+  }
   emitPartDispatch(
       p, k,
       [&](int part, const std::string& box) {
