@@ -119,7 +119,10 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   // output of this chunk (a block-uniform branch). Measured: the skipped work was 12.5 % of a 32-plane
   // chunk's FP64 instructions for box125_rt (bench/results/2026-11-30-s6-variants.md).
   // Only where Y needs no arithmetic (Y_ab a renamed X_a: dim 1 unpaired, runtime coefficients): with
-  // paired rows the classes share Y's additions, which a class-wise loop would repeat.
+  // paired rows the classes share Y's additions, which a class-wise loop would repeat (measured: box125_c
+  // 94.4 -> 122.7 us class-wise). For box125_rt the class-wise loops beat one loop over every class even
+  // on the planes where all are needed (189 us; one loop there, class-wise at the edges only: 232 us,
+  // 254 registers).
   const bool skipEdges = !f.pair1;
   if (skipEdges) p.line("const long xp_ = xs_ + t_;  // the plane read now; it feeds the outputs xp_ - d0");
   for (size_t c = 0; skipEdges && c < f.classes.size(); ++c) {
