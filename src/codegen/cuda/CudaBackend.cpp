@@ -12,6 +12,7 @@
 
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
+#include "codegen/cuda/LaunchText.h"
 #include "codegen/cuda/SumFactorKernel.h"
 #include "codegen/cuda/TemporalPair.h"
 #include "passes/ChooseSchedule.h"
@@ -576,11 +577,7 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
     p.line("// Enough blocks for ~8 resident 256-thread blocks per SM; longer chunks amortise the queue prologue.");
     p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");
   }
-  p.line("if (chunk_ < 1) chunk_ = 1;");
-  p.line("if (chunk_ > nx_) chunk_ = nx_;");
-  p.line("if ((nx_ + chunk_ - 1) / chunk_ > 65535) chunk_ = (nx_ + 65534) / 65535;");
-  p.line("const dim3 block_(kBlockX, kBlockY, 1);");
-  p.line("const dim3 grid_(static_cast<unsigned>(gx_), static_cast<unsigned>(gy_), static_cast<unsigned>((nx_ + chunk_ - 1) / chunk_));");
+  emitChunkedGrid(p);
   if (sp) {
     const std::string bytes = std::to_string(sp->bytes);
     if (sp->bytes > 48 * 1024)
@@ -622,11 +619,7 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   if (tiled) emitStreamKernel(p, m, k, part, 1, 1, kname + "_rest");
   p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " +
               declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
-  p.line("static int sms_ = 0;  // multiprocessors of the current device, read once");
-  p.openScope("if (sms_ == 0)");
-  p.line("int dev_ = 0;");
-  p.line("if (cudaGetDevice(&dev_) != cudaSuccess || cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev_) != cudaSuccess || sms_ <= 0) sms_ = 132;");
-  p.closeScope("");
+  emitSmCount(p);
   const std::string args = callArgs(k, ArgMode::Sweep);
   if (sp.ok) {
     const std::string per = std::to_string(16 / dag::elemSize(k.type));
@@ -741,11 +734,7 @@ void emitFused(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int R) {
   p.openScope("cudaError_t launchFused(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, const stnc_rt::Box& R_, " + declArgs(k, ArgMode::Sweep) +
               ", cudaStream_t stream_, bool& done_)");
   p.line("done_ = false;");
-  p.line("static int sms_ = 0;  // multiprocessors of the current device, read once");
-  p.openScope("if (sms_ == 0)");
-  p.line("int dev_ = 0;");
-  p.line("if (cudaGetDevice(&dev_) != cudaSuccess || cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev_) != cudaSuccess || sms_ <= 0) sms_ = 132;");
-  p.closeScope("");
+  emitSmCount(p);
   const std::string per = std::to_string(16 / dag::elemSize(k.type));
   p.line("if (stnc_rt::boxEmpty(B_) || " + narrowBox(vec, true) + " || !(" + alignedCondition(k, per, "16") + ")) return cudaSuccess;");
   emitStreamLaunch(p, kname, "B_", 1, vec, args, &sp, "R_, ");
