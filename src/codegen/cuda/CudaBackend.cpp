@@ -457,14 +457,15 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
     }
     return vec == 1 ? it->second : it->second + kLane[n.offset.d[2] - g * vec];
   };
-  // The value of output i at its tile point; tag names the part in the fused kernel's straddling body.
-  auto outName = [&](size_t i, const std::string& tag) {
-    return cIdent(tk.k.outputs[i].field) + tag + "_r" + std::to_string(tk.rowOf[i]) + "_c" + std::to_string(tk.colOf[i]) + "_";
+  // The value of output i at its tile point.
+  auto outName = [&](size_t i) {
+    return cIdent(tk.k.outputs[i].field) + "_r" + std::to_string(tk.rowOf[i]) + "_c" + std::to_string(tk.colOf[i]) + "_";
   };
-  // The body of part `which` (-2: every output of a non-fused kernel's part) and its stores.
+  // The body of part `which` (fused: the region or the default part; otherwise the kernel's `part`) and
+  // its stores.
   auto bodyAndStores = [&](int which) {
     emitPointBody(p, tk.ctx, tk.k, fused ? which : part, access, [&](size_t i, const dag::Output& o) {
-      if (vec > 1 || sp) return "const " + real + " " + outName(i, "");
+      if (vec > 1 || sp) return "const " + real + " " + outName(i);
       dag::Offset at;
       at.d[1] = tk.rowOf[i];
       at.d[2] = tk.colOf[i];
@@ -480,7 +481,7 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
         at.d[1] = tk.rowOf[i];
         at.d[2] = tk.colOf[i];
         edge.push_back("if (z_ + " + std::to_string(at.d[2]) + " >= B_.lo[2] && z_ + " + std::to_string(at.d[2]) + " < B_.hi[2]) " +
-                       cIdent(o.field) + "[" + offsetIndex(k, at) + "] = " + outName(i, "") + ";");
+                       cIdent(o.field) + "[" + offsetIndex(k, at) + "] = " + outName(i) + ";");
         if (tk.colOf[i] != 0) continue;
         at.d[2] = 0;
         std::string vals;
@@ -501,7 +502,7 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
     } else if (sp) {
       p.openScope("if (act_)");
       for (size_t i = 0; i < tk.k.outputs.size(); ++i)
-        if (mine(i)) p.line("stnc_rt::storeOnce(&" + cIdent(tk.k.outputs[i].field) + "[p_], " + outName(i, "") + ");");
+        if (mine(i)) p.line("stnc_rt::storeOnce(&" + cIdent(tk.k.outputs[i].field) + "[p_], " + outName(i) + ");");
       p.closeScope("");
     }
   };
@@ -522,14 +523,14 @@ void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, i
              " < R_.hi[2] && z_" + plusTerm(c) + " >= B_.lo[2] && z_" + plusTerm(c) + " < B_.hi[2];");
     for (int which : {part, -1}) {
       p.openScope("");
-      emitPointBody(p, tk.ctx, tk.k, which, access, [&](size_t i, const dag::Output&) { return "const " + real + " " + outName(i, ""); });
+      emitPointBody(p, tk.ctx, tk.k, which, access, [&](size_t i, const dag::Output&) { return "const " + real + " " + outName(i); });
       for (size_t i = 0; i < tk.k.outputs.size(); ++i) {
         if (tk.k.outputs[i].region != which) continue;
         dag::Offset at;
         at.d[2] = tk.colOf[i];
         const std::string c = std::to_string(tk.colOf[i]);
         p.line("if (" + std::string(which < 0 ? "act_ && z_" + plusTerm(tk.colOf[i]) + " >= B_.lo[2] && z_" + plusTerm(tk.colOf[i]) + " < B_.hi[2] && !inR" : "inR") +
-               c + "_) stnc_rt::storeOnce(&" + cIdent(tk.k.outputs[i].field) + "[" + offsetIndex(k, at) + "], " + outName(i, "") + ");");
+               c + "_) stnc_rt::storeOnce(&" + cIdent(tk.k.outputs[i].field) + "[" + offsetIndex(k, at) + "], " + outName(i) + ");");
       }
       p.closeScope("");
     }
