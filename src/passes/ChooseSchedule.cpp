@@ -76,11 +76,13 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     // wide multi-field queues (CNS hypterm: 1337 us at 32x8 vs 2040 us at 32x16, where 512-thread
     // blocks force spills); unrolling the dimension-0 loop twice pays for box stencils (many
     // in-plane loads: box125 558 -> 448 us) and hurts high-order stars with runtime coefficients.
-    int queueRegs = 0, inPlaneLoads = 0, diagonal = 0;
+    int queueRegs = 0, inPlaneLoads = 0, diagonal = 0, longestQueue = 0;
     for (const dag::Field& f : k.fields) {
       int lo, hi;
-      if (dag::isRead(f.role) && queueSpan(ctx, k, f.name, lo, hi))
+      if (dag::isRead(f.role) && queueSpan(ctx, k, f.name, lo, hi)) {
         queueRegs += (hi - lo + 1) * static_cast<int>(dag::elemSize(k.type) / 4);
+        longestQueue = std::max(longestQueue, hi - lo + 1);
+      }
     }
     for (dag::NodeId id : dag::liveNodes(ctx, k)) {
       const dag::Node& n = ctx.node(id);
@@ -119,7 +121,11 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
       s.blockY = 16;
       s.vec = static_cast<int>(16 / dag::elemSize(k.type));
       s.prefetch = 2;
-      s.unroll = 1;
+      // Unrolling the dim-0 loop 4x turns most of a long f64 queue's moves into renames: star25 (a queue
+      // of 9 doubles per point) 104.4 -> 97.3 us (constant coefficients), 106.3 -> 103.1 us (runtime);
+      // star19 lost (92 -> 100 us), star7/13, cond and the f32 radius-4 kernels (acoustic, iso3dfd)
+      // moved within +-2 % (bench/results/2026-11-30-s7-variants.md).
+      s.unroll = k.type == dag::ElemType::F64 && longestQueue >= 9 ? 4 : 1;
     }
     s.reason += "; block " + std::to_string(s.blockX) + "x" + std::to_string(s.blockY) + " (queues hold " + std::to_string(queueRegs) +
                 " registers), unroll " + std::to_string(s.unroll) + ", " + std::to_string(s.rows) + " row(s) x " +
