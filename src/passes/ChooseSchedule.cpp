@@ -124,8 +124,11 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
       // Unrolling the dim-0 loop 4x turns most of a long f64 queue's moves into renames: star25 (a queue
       // of 9 doubles per point) 104.4 -> 97.3 us (constant coefficients), 106.3 -> 103.1 us (runtime);
       // star19 lost (92 -> 100 us), star7/13, cond and the f32 radius-4 kernels (acoustic, iso3dfd)
-      // moved within +-2 % (bench/results/2026-11-30-s7-variants.md).
-      s.unroll = k.type == dag::ElemType::F64 && longestQueue >= 9 ? 4 : 1;
+      // moved within +-2 %; the five single-output CNS kernels ran 2 % slower as a set (one of them, three
+      // fields on rings, took the rule; bench/results/2026-11-30-s7-variants.md): kernels reading one field.
+      int readFields = 0;
+      for (const dag::Field& f : k.fields) readFields += dag::isRead(f.role) ? 1 : 0;
+      s.unroll = k.type == dag::ElemType::F64 && longestQueue >= 9 && readFields == 1 ? 4 : 1;
     }
     s.reason += "; block " + std::to_string(s.blockX) + "x" + std::to_string(s.blockY) + " (queues hold " + std::to_string(queueRegs) +
                 " registers), unroll " + std::to_string(s.unroll) + ", " + std::to_string(s.rows) + " row(s) x " +
