@@ -1,0 +1,500 @@
+#include "codegen/cuda/StreamKernel.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "codegen/Backends.h"
+#include "codegen/KernelBody.h"
+#include "passes/ChooseSchedule.h"
+
+namespace stnc::codegen {
+
+std::vector<Queue> queuesOf(const dag::Context& ctx, const dag::Kernel& k, int rows, int vec, int part) {
+  std::vector<Queue> qs;
+  for (const dag::Field& f : k.fields) {
+    int lo, hi;
+    if (dag::isRead(f.role) && passes::queueSpan(ctx, k, f.name, lo, hi, part))
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < vec; ++c) qs.push_back({f.name, lo, hi, r, c});
+  }
+  return qs;
+}
+
+namespace {
+
+// A register-queue slot: field f at dim-0 offset d of the thread's row `row` and column `col` (both
+// 0 unless the schedule computes several dim-1 rows or dim-2 points per thread).
+std::string slotName(const std::string& field, int row, int col, int d) {
+  return cIdent(field) + "q_" + (row > 0 ? "r" + std::to_string(row) + "_" : "") + (col > 0 ? "c" + std::to_string(col) + "_" : "") +
+         (d < 0 ? "m" + std::to_string(-d) : std::to_string(d)) + "_";
+}
+
+// The kernel computing a tile of `rows` consecutive dim-1 rows x `vec` consecutive dim-2 points per
+// thread: the outputs of `part`, once per tile point, with every access shifted by the point's
+// offset, built in a copy of the context. Hash consing makes the loads the points share (row r's
+// u[i,j+1,k] is row r+1's u[i,j,k]) one node.
+struct TileKernel {
+  dag::Context ctx;
+  dag::Kernel k;
+  std::vector<int> rowOf, colOf;  // per output of k
+};
+
+// part -2: every output (the fused region kernel).
+TileKernel tileKernel(const dag::Context& src, const dag::Kernel& k, int part, int rows, int vec) {
+  TileKernel tk{src, k, {}, {}};
+  tk.k.outputs.clear();
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < vec; ++c) {
+      std::map<dag::NodeId, dag::NodeId> memo;
+      std::function<dag::NodeId(dag::NodeId)> shift = [&](dag::NodeId id) -> dag::NodeId {
+        if (r == 0 && c == 0) return id;
+        auto it = memo.find(id);
+        if (it != memo.end()) return it->second;
+        const dag::Node n = tk.ctx.node(id);  // a copy: the context grows below
+        dag::NodeId out = id;
+        if (n.kind == dag::NodeKind::Access) {
+          dag::Offset o = n.offset;
+          o.d[1] += r;
+          o.d[2] += c;
+          out = tk.ctx.access(n.sym, o);
+        } else if (n.kind == dag::NodeKind::Select) {
+          out = tk.ctx.select(shift(n.operands[0]), shift(n.operands[1]), shift(n.operands[2]));
+        } else if (n.kind == dag::NodeKind::Apply) {
+          dag::NodeId ops[3] = {dag::kNoNode, dag::kNoNode, dag::kNoNode};
+          for (int i = 0; i < n.operandCount(); ++i) ops[i] = shift(n.operands[i]);
+          out = tk.ctx.apply(n.op, ops[0], ops[1], ops[2]);
+        }
+        return memo[id] = out;
+      };
+      for (const dag::Output& o : k.outputs) {
+        if (part != -2 && o.region != part) continue;
+        dag::Output copy = o;
+        copy.value = shift(o.value);
+        tk.k.outputs.push_back(copy);
+        tk.rowOf.push_back(r);
+        tk.colOf.push_back(c);
+      }
+    }
+  return tk;
+}
+
+// The CUDA vector type of `vec` elements (8 or 16 bytes) and its constructor.
+std::string vecType(const dag::Kernel& k, int vec) { return std::string(k.type == dag::ElemType::F32 ? "float" : "double") + std::to_string(vec); }
+const char* kLane[4] = {".x", ".y", ".z", ".w"};
+
+std::string ringName(const std::string& field) { return cIdent(field) + "S_"; }
+std::string ringThreadName(const std::string& field) { return cIdent(field) + "T_"; }
+std::string ringSlotName(const std::string& field, int d) {
+  return cIdent(field) + "P" + (d < 0 ? "m" + std::to_string(-d) : std::to_string(d)) + "_";
+}
+const passes::SmemRing* ringOf(const passes::SmemPlan* sp, const std::string& field) {
+  if (sp)
+    for (const passes::SmemRing& r : sp->rings)
+      if (r.field == field) return &r;
+  return nullptr;
+}
+
+// "i-1", "i", "i+4": the plane at dim-0 offset d.
+std::string planeText(const dag::Kernel& k, int d) { return k.axes[0] + (d == 0 ? "" : (d > 0 ? "+" : "") + std::to_string(d)); }
+std::string plusTerm(long v) { return v == 0 ? "" : (v > 0 ? " + " : " - ") + std::to_string(v < 0 ? -v : v); }
+
+// The cp.async copy of plane `plane` of ring r into the slot `slot` (expressions).
+std::string ringCopy(const passes::SmemRing& r, const std::string& plane, const std::string& slot) {
+  return cIdent(r.field) + "C_.copy(" + ringName(r.field) + " + (" + slot + ") * " + std::to_string(r.rows * r.cols) + ", " +
+         cIdent(r.field) + ", L_, " + plane + ", tid_);";
+}
+
+// The shared-memory rings of a kernel: their declarations, and the copies before the dim-0 loop (the
+// planes the first iteration reads, then the `depth` planes a steady iteration keeps in flight).
+void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan& sp) {
+  p.line("// Shared-memory rings (--smem=on): each plane a field is read at arrives as a tile through 16-byte cp.async");
+  p.line("// copies issued " + std::to_string(sp.depth) + " iteration(s) ahead; a ring holds the planes read now, those in flight");
+  p.line("// and one more, so a slot is refilled two iterations after its last read (one barrier per plane).");
+  p.line("extern __shared__ float4 smem_[];  // " + std::to_string(sp.bytes) + " bytes, 16-byte aligned");
+  long off = 0;
+  for (const passes::SmemRing& r : sp.rings) {
+    p.line("real* const " + ringName(r.field) + " = reinterpret_cast<real*>(smem_) + " + std::to_string(off) + ";  // " + r.field + ": " +
+           std::to_string(r.slots) + " slots x " + std::to_string(r.rows) + " rows x " + std::to_string(r.cols) + " columns, planes " +
+           planeText(k, r.amin) + " .. " + planeText(k, r.amax));
+    off += r.elems();
+  }
+  p.line("const int tid_ = threadIdx.y * kBlockX + threadIdx.x;");
+  const int tileCols = std::max(1, k.schedule.blockX) * std::max(1, k.schedule.vec);
+  p.line("// Tile copies skip the chunks no point of the box reads (STNC_RING_CLIP, default on) only for boxes at");
+  p.line("// least two tiles across in dims 1 and 2: measured (samples/acoustic/profile.sh) it cut the acoustic");
+  p.line("// inner region's DRAM reads 5.99 -> 5.41 GB and 2030 -> 1906 us, but slowed the 27-wide PML faces");
+  p.line("// (193 -> 216 us). far_ moves the bounds of a thin box outside any array: nothing is skipped.");
+  p.line("const long far_ = B_.hi[1] - B_.lo[1] >= 2 * kBlockY && B_.hi[2] - B_.lo[2] >= 2 * kBlockX * kVec ? 0 : 1L << 40;");
+  for (const passes::SmemRing& r : sp.rings) {
+    // A tile without halo, read at one plane, is read by this block only: its copies may leave L2 first.
+    const bool reused = r.lo1 != 0 || r.rows != k.schedule.blockY || r.a2 != 0 || r.cols != tileCols || r.amin != r.amax;
+    // The rows and columns the box's points read: the box grown by the tile's footprint (columns rounded
+    // out to chunks, as the tile is).
+    const int hi1 = r.lo1 + r.rows - k.schedule.blockY, hi2 = r.a2 + r.cols - tileCols;
+    p.line("const stnc_rt::HintedTileCopier<real, " + std::to_string(r.rows) + ", " + std::to_string(r.cols) + ", kBlockX * kBlockY, " +
+           (reused ? "true" : "false") + "> " + cIdent(r.field) + "C_(L_, yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) +
+           ", tid_, B_.lo[1]" + plusTerm(r.lo1) + " - far_, B_.hi[1]" + plusTerm(hi1) + " + far_, B_.lo[2]" + plusTerm(r.a2) + " - far_, B_.hi[2]" +
+           plusTerm(hi2) + " + far_);  // this thread's chunks of a " + r.field + " tile" + (reused ? " (read by neighbouring blocks too)" : " (this block's only)"));
+    p.line("const real* const " + ringThreadName(r.field) + " = " + ringName(r.field) + " + (threadIdx.y" + plusTerm(-r.lo1) + ") * " + std::to_string(r.cols) +
+           " + threadIdx.x * kVec" + plusTerm(-r.a2) + ";  // this thread's point in slot 0");
+    for (int d = r.amin; d < r.amax; ++d)
+      p.line("if (x0_ + " + std::to_string(d) + " < x1_ + " + std::to_string(r.amax) + ") " +
+             ringCopy(r, "x0_ + " + std::to_string(d), std::to_string((d - r.amin) % r.slots)));
+  }
+  p.line("stnc_rt::cpAsyncCommit();");
+  p.openScope("for (int i_ = 0; i_ < " + std::to_string(sp.depth) + "; ++i_)  // what iterations x0_-" + std::to_string(sp.depth) +
+              " .. x0_-1 would have issued");
+  for (const passes::SmemRing& r : sp.rings)
+    p.line("if (x0_ + i_ < x1_) " + ringCopy(r, "x0_ + " + std::to_string(r.amax) + " + i_", "(" + std::to_string(r.amax - r.amin) + " + i_) % " +
+                                          std::to_string(r.slots)));
+  p.line("stnc_rt::cpAsyncCommit();");
+  p.closeScope("");
+}
+
+// The start of an iteration: issue the plane `depth` ahead, wait for the one read now, then the slot of
+// every plane offset this iteration reads.
+void emitRingIteration(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan& sp, const std::set<std::pair<std::string, int>>& planes) {
+  p.line("const int it_ = static_cast<int>(x_ - x0_);");
+  for (const passes::SmemRing& r : sp.rings)
+    p.line("if (x_ + " + std::to_string(sp.depth) + " < x1_) " +
+           ringCopy(r, "x_ + " + std::to_string(r.amax + sp.depth), "(it_ + " + std::to_string(r.amax - r.amin + sp.depth) + ") % " +
+                                                                        std::to_string(r.slots)));
+  p.line("stnc_rt::cpAsyncCommit();");
+  p.line("stnc_rt::cpAsyncWait<" + std::to_string(sp.depth) + ">();  // this thread's copies of the planes read now have landed");
+  p.line("__syncthreads();  // and every other thread's");
+  for (const auto& [field, d] : planes) {
+    const passes::SmemRing& r = *ringOf(&sp, field);
+    p.line("const int " + ringSlotName(field, d) + " = ((it_ + " + std::to_string(d - r.amin) + ") % " + std::to_string(r.slots) + ") * " +
+           std::to_string(r.rows * r.cols) + ";  // slot of plane " + planeText(k, d));
+  }
+}
+
+// Emits one stream kernel (see emitStreamKernel in StreamKernel.h): the prologue (thread indices, the
+// queues' first planes, the rings' first copies), then per plane the loads (ring slots, queue heads,
+// vectors), the body or bodies with their stores, and the queues' shift.
+class StreamEmitter {
+ public:
+  StreamEmitter(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part, int rows, int vec, const passes::SmemPlan* sp, bool fused)
+      : p_(p), m_(m), k_(k), part_(part), rows_(rows), vec_(vec), sp_(sp), fused_(fused),
+        real_(dag::elemCType(k.type)),
+        vt_(vec > 1 ? vecType(k, vec) : real_),
+        tk_(tileKernel(m.ctx, k, fused ? -2 : part, rows, vec)),
+        qs_(queuesOf(m.ctx, k, rows, vec, part)),
+        D_(sp ? 0 : k.schedule.prefetch) {}  // with rings, prefetch is the copy pipeline's depth
+
+  void emit(const std::string& kname, const std::string& params) {
+    // Fused: the two bodies raise the register count (156 for the acoustic sample at 4 points per thread);
+    // registers must not cost resident blocks the rings allow.
+    const std::string bounds = fused_ && sp_ ? "kBlockX * kBlockY, " + std::to_string(sp_->blocksPerSm) : "kBlockX * kBlockY";
+    p_.openScope("__global__ void __launch_bounds__(" + bounds + ") " + kname + "(const stnc_rt::Layout L_, const stnc_rt::Box B_, " +
+                 (fused_ ? "const stnc_rt::Box R_, " : "") + "const long chunk_, " + params + ")");
+    std::string unused = usedNamesVoidCast(m_.ctx, k_, false, fused_ ? -2 : part_);
+    if (!unused.empty()) p_.line(unused);
+    emitIndices();
+    emitQueuePrologue();
+    if (sp_) emitRingPrologue(p_, k_, *sp_);
+    if (k_.schedule.unroll > 1) p_.line("#pragma unroll " + std::to_string(k_.schedule.unroll));
+    p_.openScope("for (long x_ = x0_; x_ < x1_; ++x_, p_ += s0_)");
+    emitPlaneLoads();
+    if (!fused_) emitBodyAndStores(part_);
+    else emitFusedBodies();
+    for (const Queue& q : qs_) {
+      std::string rot;
+      for (int d = q.lo; d < q.hi + D_; ++d) rot += slotName(q.field, q.row, q.col, d) + " = " + slotName(q.field, q.row, q.col, d + 1) + "; ";
+      rot.pop_back();
+      p_.line(rot);
+    }
+    p_.closeScope("for x_");
+    if (sp_) p_.line("stnc_rt::cpAsyncWait<0>();  // nothing in flight when the block exits");
+    p_.closeScope(kname);
+    p_.line();
+  }
+
+ private:
+  // Strides, the thread's first point (z_, y_), who is active, the chunk x0_ .. x1_ and p_.
+  void emitIndices() {
+    const int vec = vec_, rows = rows_;
+    p_.line("const long s0_ = L_.stride[0];");
+    p_.line("const long s1_ = L_.stride[1];");
+    p_.line("(void)s1_;");
+    if (sp_) p_.line("constexpr int kVec = " + std::to_string(vec) + ";");
+    if (vec == 1) {
+      p_.line("// Columns start at a multiple of kBlockX (a box starting mid-row, like a region, keeps whole-line loads).");
+      p_.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX) + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
+    } else {
+      if (sp_) {
+        p_.line("// Tiles start at a multiple of their width, like the rows (tiles starting at any 32-byte sector,");
+        p_.line("// wasting fewer columns of a region starting mid-row, ran the acoustic inner region 24 % slower).");
+      }
+      p_.line("// Columns z_ .. z_+" + std::to_string(vec - 1) + " of this thread: the box's dim-2 bounds are multiples of " +
+              std::to_string(vec) + " and so are the row starts, so every " + std::to_string(vec * dag::elemSize(k_.type)) +
+              "-byte vector access is aligned.");
+      p_.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX * " + std::to_string(vec) +
+              ") + (blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x) * " + std::to_string(vec) + ";");
+    }
+    if (rows == 1) {
+      p_.line("const long y_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y;");
+    } else {
+      p_.line("// Rows y_ .. y_+" + std::to_string(rows - 1) + " of this thread; the launcher gives this kernel a multiple of " +
+              std::to_string(rows) + " rows.");
+      p_.line("const long y_ = B_.lo[1] + (blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y) * " + std::to_string(rows) + ";");
+    }
+    if (sp_) {
+      p_.line("const long zb_ = z_ - threadIdx.x * kVec, yb_ = y_ - threadIdx.y;  // the block's first column and row");
+      p_.line("// Threads outside the box still copy and meet the barriers; they compute from zero-filled or");
+      p_.line("// neighbouring values and store nothing.");
+      p_.line("const bool act_ = z_ + kVec > B_.lo[2] && z_ < B_.hi[2] && y_ < B_.hi[1];");
+      if (vec > 1) p_.line("const bool whole_ = z_ >= B_.lo[2] && z_ + kVec <= B_.hi[2];");
+      if (fused_) {
+        p_.line("// The block's tile (within the box) against region R_ along dims 1 and 2: wholly inside, or meeting it.");
+        p_.line("const long ty1_ = yb_ + kBlockY < B_.hi[1] ? yb_ + kBlockY : B_.hi[1];");
+        p_.line("const long tz0_ = zb_ > B_.lo[2] ? zb_ : B_.lo[2], tz1_ = zb_ + kBlockX * kVec < B_.hi[2] ? zb_ + kBlockX * kVec : B_.hi[2];");
+        p_.line("const bool tileIn_ = yb_ >= R_.lo[1] && ty1_ <= R_.hi[1] && tz0_ >= R_.lo[2] && tz1_ <= R_.hi[2];");
+        p_.line("const bool tileMeets_ = yb_ < R_.hi[1] && ty1_ > R_.lo[1] && tz0_ < R_.hi[2] && tz1_ > R_.lo[2];");
+      }
+    } else if (vec == 1) {
+      p_.line("if (z_ < B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;  // no block-wide barrier follows");
+    } else {
+      p_.line("// A group overlapping the box's first or last column computes every point and stores those inside");
+      p_.line("// (the launcher checked that the group's reads stay in the allocated rows).");
+      p_.line("if (z_ + " + std::to_string(vec) + " <= B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;  // no block-wide barrier follows");
+      p_.line("const bool whole_ = z_ >= B_.lo[2] && z_ + " + std::to_string(vec) + " <= B_.hi[2];");
+    }
+    p_.line("const long x0_ = B_.lo[0] + blockIdx.z * chunk_;");
+    p_.line("const long x1_ = x0_ + chunk_ < B_.hi[0] ? x0_ + chunk_ : B_.hi[0];");
+    p_.line("long p_ = stnc_rt::at(L_, x0_, y_, z_);");
+    if (D_ > 0 && !qs_.empty()) {
+      p_.line("// Prefetch: each queue loads " + std::to_string(D_) + " plane(s) ahead of use, so more bytes are in flight per thread;");
+      p_.line("// a load past the last allocated plane is skipped (its value is never used).");
+      p_.line("const long last_ = L_.dim[0] - 1 - L_.pad[0];  // last allocated plane of dim 0");
+    }
+  }
+
+  // The text of a load of `field` at offset o from p_: a scalar, or (vec > 1) the vector whose first
+  // element is at o (o.d[2] a multiple of vec).
+  std::string loadAt(const std::string& field, const dag::Offset& o) const {
+    const std::string addr = cIdent(field) + "[" + offsetIndex(k_, o) + "]";
+    return vec_ == 1 ? addr : "*reinterpret_cast<const " + vt_ + "*>(&" + addr + ")";
+  }
+  // A queue (the col-0 queue of its vector group) slot at dim-0 offset d from x: a plain load when d
+  // is within the footprint (always allocated), a guarded one for the prefetched planes beyond it.
+  std::string load(const Queue& q, int d, const std::string& x) const {
+    dag::Offset o;
+    o.d[0] = d;
+    o.d[1] = q.row;
+    std::string ld = loadAt(q.field, o);
+    if (sp_) return "(act_ ? " + ld + " : " + vt_ + "{})";
+    if (d <= q.hi) return ld;
+    return "(" + x + " + " + std::to_string(d) + " <= last_ ? " + ld + " : " + vt_ + "{})";
+  }
+  // Assigns the slots of queue group q at offset d (every column of the group) from a load.
+  std::string assign(const Queue& q, int d, const std::string& x) const {
+    if (vec_ == 1) return slotName(q.field, q.row, 0, d) + " = " + load(q, d, x) + ";";
+    std::string s = "{ const " + vt_ + " v_ = " + load(q, d, x) + "; ";
+    for (int c = 0; c < vec_; ++c) s += slotName(q.field, q.row, c, d) + " = v_" + kLane[c] + "; ";
+    return s + "}";
+  }
+
+  // The queues' declarations and the planes they hold before the first iteration.
+  void emitQueuePrologue() {
+    for (const Queue& q : qs_) {
+      if (q.col != 0) continue;
+      p_.line("// register queue: " + q.field + (rows_ > 1 ? " (row +" + std::to_string(q.row) + ")" : "") +
+              (vec_ > 1 ? " (columns +0.." + std::to_string(vec_ - 1) + ")" : "") + " at " + k_.axes[0] + std::to_string(q.lo) + " .. " +
+              k_.axes[0] + "+" + std::to_string(q.hi) + (D_ > 0 ? " (+" + std::to_string(D_) + " prefetched)" : ""));
+      std::string decl = real_;
+      for (int c = 0; c < vec_; ++c)
+        for (int d = q.lo; d <= q.hi + D_; ++d) decl += (decl == real_ ? " " : ", ") + slotName(q.field, q.row, c, d);
+      p_.line(decl + ";");
+      for (int d = q.lo; d < q.hi + D_; ++d) p_.line(assign(q, d, "x0_"));
+    }
+  }
+
+  const Queue* queued(const dag::Node& n) const {
+    for (const Queue& q : qs_)
+      if (q.field == tk_.ctx.name(n.sym) && n.offset.d[1] == q.row && n.offset.d[2] == q.col && n.offset.d[0] >= q.lo && n.offset.d[0] <= q.hi)
+        return &q;
+    return nullptr;
+  }
+  // Fused: whether the region's rings hold access n (else it is read through L1: a field only the
+  // default equations read, or an offset beyond the region's footprint).
+  bool ringHolds(const dag::Node& n) const {
+    const passes::SmemRing* r = ringOf(sp_, tk_.ctx.name(n.sym));
+    if (!r) return false;
+    const dag::Offset& o = n.offset;
+    const int g = floorDiv(o.d[2], vec_) * vec_, tileCols = std::max(1, k_.schedule.blockX) * vec_;
+    return o.d[0] >= r->amin && o.d[0] <= r->amax && o.d[1] >= r->lo1 && o.d[1] <= r->lo1 + r->rows - k_.schedule.blockY && g >= r->a2 &&
+           g + vec_ <= r->a2 + r->cols - tileCols + vec_;
+  }
+  // The read of the vector at (d0, d1, group g) of a ring's tile.
+  std::string ringLoad(const std::string& field, int d0, int d1, int g) const {
+    const passes::SmemRing& r = *ringOf(sp_, field);
+    const std::string addr = ringThreadName(field) + " + " + ringSlotName(field, d0) + plusTerm(d1 * r.cols + g * vec_);
+    return vec_ == 1 ? "*(" + addr + ")" : "*reinterpret_cast<const " + vt_ + "*>(" + addr + ")";
+  }
+
+  // Per plane: the ring slots (and the copies ahead), each queue's new value, and with vec > 1 or rings
+  // every other access through the aligned vector holding it, one load per vector (from global memory,
+  // or from its plane's tile in shared memory).
+  void emitPlaneLoads() {
+    std::set<std::pair<std::string, int>> planes;  // (field, dim-0 offset) read from shared memory
+    for (const Queue& q : qs_)
+      if (sp_ && q.col == 0) planes.insert({q.field, q.hi});
+    if (vec_ > 1 || sp_) {
+      for (dag::NodeId id : dag::liveNodes(tk_.ctx, tk_.k, fused_ ? -2 : part_)) {
+        const dag::Node& n = tk_.ctx.node(id);
+        if (n.kind != dag::NodeKind::Access || queued(n) || (fused_ && !ringHolds(n))) continue;
+        auto key = std::make_tuple(tk_.ctx.name(n.sym), n.offset.d[0], n.offset.d[1], floorDiv(n.offset.d[2], vec_));
+        if (vecLoads_.count(key)) continue;
+        const std::string name = "v" + std::to_string(vecLoads_.size()) + "_";
+        vecLoads_[key] = name;
+        vecOrder_.push_back({key, name});
+        planes.insert({std::get<0>(key), n.offset.d[0]});
+      }
+    }
+    if (sp_) emitRingIteration(p_, k_, *sp_, planes);
+    for (const Queue& q : qs_) {
+      if (q.col != 0) continue;
+      if (!sp_) {
+        p_.line(assign(q, q.hi + D_, "x_") + "  // the one new load of " + q.field);
+        continue;
+      }
+      const std::string ld = ringLoad(q.field, q.hi, q.row, 0);
+      std::string s = vec_ == 1 ? slotName(q.field, q.row, 0, q.hi) + " = " + ld + ";" : "{ const " + vt_ + " v_ = " + ld + "; ";
+      for (int c = 0; vec_ > 1 && c < vec_; ++c) s += slotName(q.field, q.row, c, q.hi) + " = v_" + kLane[c] + "; ";
+      p_.line(s + (vec_ > 1 ? "}" : "") + "  // the queue's new value, from shared memory");
+    }
+    for (const auto& [key, name] : vecOrder_) {
+      dag::Offset o;
+      o.d[0] = std::get<1>(key);
+      o.d[1] = std::get<2>(key);
+      o.d[2] = std::get<3>(key) * vec_;
+      p_.line("const " + vt_ + " " + name + " = " +
+              (sp_ ? ringLoad(std::get<0>(key), o.d[0], o.d[1], std::get<3>(key)) : loadAt(std::get<0>(key), o)) + ";");
+    }
+  }
+
+  // How the bodies read access n: a queue slot, a vector lane, a plain load, or (fused, not in the
+  // rings) a guarded L1 load where the point's row is allocated.
+  std::string access(const dag::Node& n) const {
+    if (const Queue* q = queued(n)) return slotName(q->field, q->row, q->col, n.offset.d[0]);
+    if (vec_ == 1 && !sp_) return accessLoad(tk_.ctx, tk_.k, n);
+    const int g = floorDiv(n.offset.d[2], vec_);
+    auto it = vecLoads_.find(std::make_tuple(tk_.ctx.name(n.sym), n.offset.d[0], n.offset.d[1], g));
+    if (it == vecLoads_.end()) {
+      const std::string z = "z_" + plusTerm(n.offset.d[2]);
+      return "(act_ && " + z + " >= -L_.pad[2] && " + z + " < L_.dim[2] - L_.pad[2] ? " + accessLoad(tk_.ctx, tk_.k, n) + " : " + real_ + "(0))";
+    }
+    return vec_ == 1 ? it->second : it->second + kLane[n.offset.d[2] - g * vec_];
+  }
+  AccessFn accessFn() const {
+    return [this](const dag::Node& n) { return access(n); };
+  }
+  // The value of output i at its tile point.
+  std::string outName(size_t i) const {
+    return cIdent(tk_.k.outputs[i].field) + "_r" + std::to_string(tk_.rowOf[i]) + "_c" + std::to_string(tk_.colOf[i]) + "_";
+  }
+
+  // The body of part `which` (fused: the region or the default part; otherwise the kernel's part) and
+  // its stores.
+  void emitBodyAndStores(int which) {
+    const std::string& real = real_;
+    const int vec = vec_;
+    emitPointBody(p_, tk_.ctx, tk_.k, fused_ ? which : part_, accessFn(), [&](size_t i, const dag::Output& o) {
+      if (vec > 1 || sp_) return "const " + real + " " + outName(i);
+      dag::Offset at;
+      at.d[1] = tk_.rowOf[i];
+      at.d[2] = tk_.colOf[i];
+      return cIdent(o.field) + "[" + offsetIndex(k_, at) + "]";
+    });
+    auto mine = [&](size_t i) { return !fused_ || tk_.k.outputs[i].region == which; };
+    if (vec > 1) {  // one vector store per output row; a group at the box's edge stores its inside points
+      std::vector<std::string> whole, edge;
+      for (size_t i = 0; i < tk_.k.outputs.size(); ++i) {
+        if (!mine(i)) continue;
+        const dag::Output& o = tk_.k.outputs[i];
+        dag::Offset at;
+        at.d[1] = tk_.rowOf[i];
+        at.d[2] = tk_.colOf[i];
+        edge.push_back("if (z_ + " + std::to_string(at.d[2]) + " >= B_.lo[2] && z_ + " + std::to_string(at.d[2]) + " < B_.hi[2]) " +
+                       cIdent(o.field) + "[" + offsetIndex(k_, at) + "] = " + outName(i) + ";");
+        if (tk_.colOf[i] != 0) continue;
+        at.d[2] = 0;
+        std::string vals;
+        for (int c = 0; c < vec; ++c) vals += (c ? ", " : "") + cIdent(o.field) + "_r" + std::to_string(at.d[1]) + "_c" + std::to_string(c) + "_";
+        const std::string ptr = "reinterpret_cast<" + vt_ + "*>(&" + cIdent(o.field) + "[" + offsetIndex(k_, at) + "])";
+        // Ring kernels store evict-first (stnc_rt::storeOnce); the L1 kernels did not gain from it
+        // (box125_rt 286 -> 352 us, bench/results/2026-11-30-s5-pml.md).
+        whole.push_back(sp_ ? "stnc_rt::storeOnce(" + ptr + ", " + vt_ + "{" + vals + "});" : "*" + ptr + " = " + vt_ + "{" + vals + "};");
+      }
+      if (sp_) p_.openScope("if (act_)");
+      p_.openScope("if (whole_)");
+      for (const std::string& l : whole) p_.line(l);
+      p_.closeScope();
+      p_.openScope("else  // the box's first or last column group");
+      for (const std::string& l : edge) p_.line(l);
+      p_.closeScope();
+      if (sp_) p_.closeScope("");
+    } else if (sp_) {
+      p_.openScope("if (act_)");
+      for (size_t i = 0; i < tk_.k.outputs.size(); ++i)
+        if (mine(i)) p_.line("stnc_rt::storeOnce(&" + cIdent(tk_.k.outputs[i].field) + "[p_], " + outName(i) + ");");
+      p_.closeScope("");
+    }
+  }
+
+  // The fused kernel's three bodies: the region's, the default one, or both (straddling tiles).
+  void emitFusedBodies() {
+    p_.line("const bool in0_ = x_ >= R_.lo[0] && x_ < R_.hi[0];");
+    p_.openScope("if (in0_ && tileIn_)  // the whole tile of this plane is in region " + k_.regions[part_].name);
+    emitBodyAndStores(part_);
+    p_.closeScope();
+    p_.openScope("else if (!in0_ || !tileMeets_)  // none of it: the default equations");
+    emitBodyAndStores(-1);
+    p_.closeScope();
+    p_.openScope("else  // the tile straddles the region's boundary: both bodies, one after the other, each storing its own points");
+    p_.line("// (a point reads a field it writes only at its own offset, so the first body's stores do not reach the second)");
+    for (int c = 0; c < vec_; ++c)
+      p_.line("const bool inR" + std::to_string(c) + "_ = act_ && y_ >= R_.lo[1] && y_ < R_.hi[1] && z_" + plusTerm(c) + " >= R_.lo[2] && z_" +
+              plusTerm(c) + " < R_.hi[2] && z_" + plusTerm(c) + " >= B_.lo[2] && z_" + plusTerm(c) + " < B_.hi[2];");
+    for (int which : {part_, -1}) {
+      p_.openScope("");
+      emitPointBody(p_, tk_.ctx, tk_.k, which, accessFn(), [&](size_t i, const dag::Output&) { return "const " + real_ + " " + outName(i); });
+      for (size_t i = 0; i < tk_.k.outputs.size(); ++i) {
+        if (tk_.k.outputs[i].region != which) continue;
+        dag::Offset at;
+        at.d[2] = tk_.colOf[i];
+        const std::string c = std::to_string(tk_.colOf[i]);
+        p_.line("if (" +
+                std::string(which < 0 ? "act_ && z_" + plusTerm(tk_.colOf[i]) + " >= B_.lo[2] && z_" + plusTerm(tk_.colOf[i]) + " < B_.hi[2] && !inR" : "inR") +
+                c + "_) stnc_rt::storeOnce(&" + cIdent(tk_.k.outputs[i].field) + "[" + offsetIndex(k_, at) + "], " + outName(i) + ");");
+      }
+      p_.closeScope("");
+    }
+    p_.closeScope();
+  }
+
+  CPrinter& p_;
+  const dag::Module& m_;
+  const dag::Kernel& k_;
+  const int part_, rows_, vec_;
+  const passes::SmemPlan* sp_;
+  const bool fused_;
+  const std::string real_, vt_;
+  const TileKernel tk_;
+  const std::vector<Queue> qs_;
+  const int D_;
+  std::map<std::tuple<std::string, int, int, int>, std::string> vecLoads_;
+  std::vector<std::pair<std::tuple<std::string, int, int, int>, std::string>> vecOrder_;
+};
+
+}  // namespace
+
+void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part, int rows, int vec, const std::string& kname,
+                      const std::string& params, const passes::SmemPlan* sp, bool fused) {
+  StreamEmitter(p, m, k, part, rows, vec, sp, fused).emit(kname, params);
+}
+
+}  // namespace stnc::codegen
