@@ -42,8 +42,7 @@ void chooseFusion(const dag::Context& ctx, dag::Kernel& k, const std::string& mo
     return;
   }
   k.fusedRegion = r;
-  k.fusionWhy = "region " + k.regions[r].name + " and the default equations in one kernel (" +
-                std::string(mode == "on" ? "--fuse-regions=on" : "the policy") + ")";
+  k.fusionWhy = "region " + k.regions[r].name + " and the default equations in one kernel (--fuse-regions=on)";
 }
 
 }  // namespace stnc::passes

@@ -340,14 +340,15 @@ void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     else emitNaive(p, m, kp, part);
     p.closeScope("namespace " + partNamespace(k, part));
   }
-  if (fusedRegion(m, k) >= 0) emitFused(p, m, k, fusedRegion(m, k));
+  const int fused = fusedRegion(m, k);
+  if (fused >= 0) emitFused(p, m, k, fused);
   p.line("// Every part of the kernel over the interior points inside clip_ (host-side box split, one launch per box).");
   p.openScope("cudaError_t launchSweep(const stnc_rt::Layout& L_, const stnc_rt::Box& clip_, " + declArgs(k, ArgMode::Sweep) +
               ", cudaStream_t stream_)");
   p.line("cudaError_t e_ = cudaSuccess;");
   const std::string args = callArgs(k, ArgMode::Sweep);
-  if (fusedRegion(m, k) >= 0) {
-    const dag::Region& r = k.regions[fusedRegion(m, k)];
+  if (fused >= 0) {
+    const dag::Region& r = k.regions[fused];
     p.openScope("");
     p.line("static constexpr int kFusedLo_[3] = " + regionBoundsText(k, r, true) + ", kFusedHi_[3] = " + regionBoundsText(k, r, false) + ";  // region " +
            r.name);

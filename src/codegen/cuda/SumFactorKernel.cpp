@@ -1,9 +1,9 @@
 #include "codegen/cuda/SumFactorKernel.h"
 
-#include "codegen/cuda/LaunchText.h"
-
 #include <algorithm>
 #include <set>
+
+#include "codegen/cuda/LaunchText.h"
 
 namespace stnc::codegen {
 
