@@ -74,6 +74,22 @@ struct Ceilings {
 };
 Ceilings measureCeilings(size_t copyBytes);
 
+// The streaming ceiling of one row: a pointwise kernel over the row's own arrays that reads every
+// array the row reads (in, inout) and writes every array it writes (out, inout) once, 16 bytes per
+// access, nothing else: what a kernel with no neighbours and no arithmetic reaches at this size and
+// read/write mix. `n16` = bytes per array / 16. Variants (the row reports the fastest):
+// 0 one wave of blocks grid-striding, 1 the same with 4 independent elements per thread, 2 one thread
+// per element.
+constexpr int kStreamMaxIn = 12, kStreamMaxOut = 8;
+struct StreamArgs {
+  const int4* in[kStreamMaxIn];
+  int4* out[kStreamMaxOut];
+  int nIn = 0, nOut = 0;
+  size_t n16 = 0;
+};
+constexpr int kStreamVariants = 3;
+cudaError_t launchStream(const StreamArgs& a, int variant, cudaStream_t s);
+
 // ---- data (main.cu; mirrored bit for bit by peers.py) -----------------------------------------
 // Value of element `idx` (dense row-major index over the halo-padded logical array) of the field
 // with seed `seed`: mix32(idx ^ seed) * 2^-31 - 1, in [-1, 1).

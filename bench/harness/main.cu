@@ -690,6 +690,12 @@ struct RowResult {
   std::string sums, peerAgree;
   double peerSumRel;
   Timing ts, tp, tsteps;
+  Timing tstream;           // the row's streaming ceiling (launchStream over its own arrays)
+  int streamIn = 0, streamOut = 0;
+  double streamBytes = 0;   // bytes one streaming pass moves (whole allocations)
+  std::string streamPick;   // the fastest variant
+  Timing tcopy;             // cudaMemcpy D2D of one array of the row
+  double copyBytes = 0;     // read + written
 };
 
 std::string rowJson(const Row& r, const std::vector<RowField>& fields, const stnc_rt::Layout& L, int elem,
@@ -720,6 +726,11 @@ std::string rowJson(const Row& r, const std::vector<RowField>& fields, const stn
          jnum(x.pts) + ", \"arrays_moved\": " + std::to_string(x.moved) + ", \"bytes\": " + jnum(x.bytes) +
          ", \"flops_per_point\": " + jnum(x.flops) + ", \"stnc\": " + timingJson(x.ts) +
          ", \"gpts\": " + jnum(x.pts / x.ts.med / 1e3) + ", \"gbs\": " + jnum(x.bytes / x.ts.med / 1e3) +
+         ", \"stream\": {\"reads\": " + std::to_string(x.streamIn) + ", \"writes\": " + std::to_string(x.streamOut) +
+         ", \"bytes\": " + jnum(x.streamBytes) + ", \"timing\": " + timingJson(x.tstream) + ", \"gbs\": " +
+         jnum(x.streamBytes / x.tstream.med / 1e3) + ", \"variant\": " + jstr(x.streamPick) +
+         ", \"copy_at_size\": {\"bytes\": " + jnum(x.copyBytes) + ", \"timing\": " + timingJson(x.tcopy) +
+         ", \"gbs\": " + jnum(x.copyBytes / x.tcopy.med / 1e3) + "}}" +
          ", \"mem_floor_us\": " + jnum(x.memFloorUs) + ", \"fp_floor_us\": " + jnum(x.fpFloorUs) +
          ", \"fraction_of_floor\": " + jnum(x.frac) + ", \"checksums\": {" + x.sums + "}" +
          ", \"peer_cuda\": " + peer + ", \"peer_torch\": " + (r.torchPeer ? "true" : "false") +
@@ -927,6 +938,33 @@ int run(int argc, char** argv) {
       tsteps.min /= o.steps;
       tsteps.max /= o.steps;
     }
+    // Streaming ceiling on the row's own arrays (after the row's timings: it overwrites outputs).
+    Timing tstream;
+    StreamArgs sa[8];
+    const int nsets = std::min(o.sets, 8);
+    for (int s = 0; s < nsets; ++s) {
+      sa[s].n16 = d.L.count * d.elem / sizeof(int4);
+      for (size_t f = 0; f < d.fields.size(); ++f) {
+        int4* p = static_cast<int4*>(d.ptr[s][f]);
+        if (d.fields[f].role != kOut && sa[s].nIn < kStreamMaxIn) sa[s].in[sa[s].nIn++] = p;
+        if (d.fields[f].role != kIn && sa[s].nOut < kStreamMaxOut) sa[s].out[sa[s].nOut++] = p;
+      }
+    }
+    const char* streamPick = "";
+    for (int var = 0; var < kStreamVariants && e == cudaSuccess; ++var) {
+      Timing t = timeIt([&](int set) { return launchStream(sa[set], var, 0); }, o, nsets, flush, o.flushBytes, sink);
+      if (t.error.empty() && (std::isnan(tstream.med) || t.med < tstream.med)) {
+        tstream = t;
+        streamPick = var == 0 ? "one wave" : var == 1 ? "one wave, 4 per thread" : "one thread per element";
+      }
+    }
+    // cudaMemcpy of one array of the row (its first read array into its first written one): 1R1W at this size.
+    Timing tcopy;
+    if (e == cudaSuccess && sa[0].nIn > 0 && sa[0].nOut > 0)
+      tcopy = timeIt([&](int set) {
+        return cudaMemcpyAsync(sa[set].out[0], sa[set].in[0], sa[set].n16 * sizeof(int4), cudaMemcpyDeviceToDevice, 0);
+      }, o, nsets, flush, o.flushBytes, sink);
+    const double streamBytes = static_cast<double>(sa[0].nIn + sa[0].nOut) * sa[0].n16 * sizeof(int4);
     // Bytes: each input read once, each output written once (inout both), interior points only.
     int moved = 0;
     for (const RowField& f : d.fields) moved += f.role == kInout ? 2 : 1;
@@ -940,6 +978,9 @@ int run(int argc, char** argv) {
     const double frac = std::max(memFloorUs, fpFloorUs) / ts.med;
     std::printf("%-16s %4ld^3 %s  stnc %9.1f us  %7.2f Gpts/s  %7.0f GB/s  floor %.3f", r.id.c_str(), n,
                 d.elem == 8 ? "f64" : "f32", ts.med, pts / ts.med / 1e3, bytes / ts.med / 1e3, frac);
+    std::printf("  | stream %.0f GB/s (%dR%dW, %s): row at %.2f of it; copy at size %.0f GB/s", streamBytes / tstream.med / 1e3,
+                sa[0].nIn, sa[0].nOut, streamPick, (bytes / ts.med) / (streamBytes / tstream.med),
+                2.0 * sa[0].n16 * sizeof(int4) / tcopy.med / 1e3);
     if (hasPeer(r.peer)) std::printf("  | cuda-naive %9.1f us (stnc/naive %.2f, sums %s)", tp.med, ts.med / tp.med, peerAgree.c_str());
     if (!ts.error.empty()) std::printf("  ERROR %s", ts.error.c_str());
     std::printf("\n");
@@ -950,7 +991,8 @@ int run(int argc, char** argv) {
     if (r.timeSteps && !tsteps.error.empty()) std::printf("%-16s cuda::step ERROR %s\n", r.id.c_str(), tsteps.error.c_str());
     std::fflush(stdout);
 
-    RowResult rr{n, moved, pts, bytes, flops, memFloorUs, fpFloorUs, frac, sums, peerAgree, peerSumRel, ts, tp, tsteps};
+    RowResult rr{n,  moved, pts, bytes, flops, memFloorUs, fpFloorUs, frac, sums, peerAgree, peerSumRel, ts, tp, tsteps,
+                 tstream, sa[0].nIn, sa[0].nOut, streamBytes, streamPick, tcopy, 2.0 * sa[0].n16 * sizeof(int4)};
     rowsJson += std::string(rowsJson.empty() ? "" : ",\n") + rowJson(r, d.fields, d.L, d.elem, rr, val[ri], o);
     d.release();
     if (!writeJson(false)) return 1;  // after every row: a later crash keeps what was measured

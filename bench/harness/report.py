@@ -59,6 +59,10 @@ def main():
             "median_us": t, "gpts": r.get("gpts"), "gbs": r.get("gbs"), "bytes_per_point": r["bytes"] / r["points"],
             "flops_per_point": r["flops_per_point"], "mem_floor_us": r["mem_floor_us"], "fp_floor_us": r["fp_floor_us"],
             "fraction_of_floor": r.get("fraction_of_floor"),
+            "stream_gbs": (r.get("stream") or {}).get("gbs"),
+            "stream_mix": "%dR%dW" % (r["stream"]["reads"], r["stream"]["writes"]) if r.get("stream") else "",
+            "of_stream": ratio(r.get("gbs"), (r.get("stream") or {}).get("gbs")),
+            "copy_size_gbs": ((r.get("stream") or {}).get("copy_at_size") or {}).get("gbs"),
             "cuda_naive_us": tc, "stnc_over_cuda_naive": ratio(t, tc),
             "cuda_naive_check": "%s/%s" % (pc.get("validation", "–"), pc.get("checksum_agrees", "–")) if pc else "",
             "torch_us": tt.get("median_us"), "stnc_over_torch": ratio(t, tt.get("median_us")),
@@ -81,7 +85,10 @@ def main():
                 "gpts": r["points"] / ps / 1e3, "gbs": r["bytes"] / ps / 1e3,
                 "bytes_per_point": r["bytes"] / r["points"], "flops_per_point": r["flops_per_point"],
                 "mem_floor_us": r["mem_floor_us"], "fp_floor_us": r["fp_floor_us"],
-                "fraction_of_floor": st.get("fraction_of_floor"), "cuda_naive_us": None,
+                "fraction_of_floor": st.get("fraction_of_floor"), "stream_gbs": rows[-1]["stream_gbs"],
+                "stream_mix": rows[-1]["stream_mix"],
+                "of_stream": ratio(r["bytes"] / ps / 1e3, rows[-1]["stream_gbs"]),
+                "copy_size_gbs": rows[-1]["copy_size_gbs"], "cuda_naive_us": None,
                 "stnc_over_cuda_naive": None, "cuda_naive_check": "", "torch_us": None, "stnc_over_torch": None,
                 "torch_check": "", "triton_us": None, "stnc_over_triton": None, "triton_check": "",
                 "triton_config": None, "validation": v["status"], "validation_detail": "",
@@ -105,6 +112,11 @@ def main():
              "every step), time per step.")
     L.append("- **Floor** = max(compulsory bytes / copy BW, FLOPs / FMA rate); **of floor** = floor / median time "
              "(1.0 = at the floor). Ratios are stnc time / peer time (< 1: stnc faster).")
+    L.append("- **Stream GB/s**: a pointwise kernel over the row's own arrays (each array the row reads read once, "
+             "each it writes written once, 16-byte accesses, timed like the row): what "
+             "a kernel with no neighbours reaches at this size and read/write mix (R reads, W writes). "
+             "**of stream** = the row's GB/s / stream GB/s (the fastest of three launch shapes). **copy@size**: "
+             "cudaMemcpy D2D of one of the row's arrays into another (1 read, 1 write at this size).")
     vers = peers.get("versions", {})
     if vers:
         L.append("- **Peers:** hand-written CUDA (one thread per point, nvcc default flags); PyTorch %s conv3d f64 "
@@ -114,13 +126,15 @@ def main():
         L.append("- " + n)
     L.append("")
     L.append("| kernel | size | median µs | Gpts/s | GB/s | B/pt | FLOP/pt | mem floor µs | FP floor µs | of floor "
-             "| CUDA naive µs | stnc/naive | torch µs | stnc/torch | Triton µs | stnc/Triton | valid |")
-    L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+             "| stream GB/s | of stream | copy@size GB/s | CUDA naive µs | stnc/naive | torch µs | stnc/torch | Triton µs | stnc/Triton | valid |")
+    L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for x in rows:
-        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | **%s** | %s | %s | %s | %s | %s | %s | %s |" % (
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | **%s** | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             x["id"], x["size"], num(x["median_us"]), num(x["gpts"], "%.1f"), num(x["gbs"], "%.0f"),
             num(x["bytes_per_point"], "%.0f"), num(x["flops_per_point"], "%.0f"), num(x["mem_floor_us"]),
-            num(x["fp_floor_us"]), num(x["fraction_of_floor"], "%.2f"), num(x["cuda_naive_us"]),
+            num(x["fp_floor_us"]), num(x["fraction_of_floor"], "%.2f"),
+            (num(x["stream_gbs"], "%.0f") + " " + x["stream_mix"]).strip(), num(x["of_stream"], "%.2f"),
+            num(x["copy_size_gbs"], "%.0f"), num(x["cuda_naive_us"]),
             num(x["stnc_over_cuda_naive"], "%.2f"), num(x["torch_us"]), num(x["stnc_over_torch"], "%.2f"),
             num(x["triton_us"]), num(x["stnc_over_triton"], "%.2f"),
             x["validation"] + (" (" + x["error"] + ")" if x["error"] else "")))

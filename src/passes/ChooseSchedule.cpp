@@ -42,7 +42,7 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   } else if (k.sumFactor) {
     // The factored weighted sum (passes/FactorSums): each plane's partial sums are computed once per
     // point from a shared-memory tile and feed the outputs of every plane they reach. 16x8 threads of
-    // 4 rows x one 16-byte vector: a 32x32 f64 tile, (32+2r) x (32+2r) with its ring, 3 planes in flight.
+    // 4 rows (or 2, below) x one 16-byte vector: a 32x32 f64 tile, (32+2r) x (32+2r) with its ring, 3 planes in flight.
     // Measured on box125_c (256^3 f64, bench/results/2026-11-30-s6-sumfactor.md): rows 2 / prefetch 2
     // 105 us, prefetch 3 101 us, rows 4 + prefetch 3 94 us; 16x16 or 32x8 blocks, unrolling, chunk 64 and
     // register caps (96, 80) gained nothing.
@@ -51,8 +51,11 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     s.blockX = 16;
     s.blockY = 8;
     // Unpaired sums (runtime coefficients) keep every in-plane value of the window live: 2 rows (4 rows
-    // take 255 registers and spill).
-    s.rows = f.pair1 || f.pair2 ? 4 : 2;
+    // take 255 registers and spill). Paired sums take 4 rows when their rows ring is 2 or more deep:
+    // measured (bench/results/2026-11-30-s8-sectors.md) box125_c 89.2 us at 4 rows vs 102.3 at 2, but
+    // box27_c (ring 1) 95.2 at 4 vs 82.6 at 2 (its 18-row tile is copied in whole 32-byte sectors at no
+    // extra copy per thread, the 34-row one is not).
+    s.rows = (f.pair1 || f.pair2) && f.r1() >= 2 ? 4 : 2;
     s.prefetch = 3;
     const std::string paired = f.pair1 && f.pair2 ? "symmetric along " + k.axes[1] + " and " + k.axes[2]
                                : f.pair1          ? "symmetric along " + k.axes[1]

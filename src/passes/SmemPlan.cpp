@@ -11,6 +11,20 @@ namespace {
 int floorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 }  // namespace
 
+ColumnSpan ringColumns(int lo2, int hi2, int width, int rows, int threads, int elem) {
+  const int per = 16 / elem, sector = std::max(per, 32 / elem);
+  auto spanOf = [&](int unit) {
+    ColumnSpan c;
+    c.a2 = floorDiv(lo2, unit) * unit;
+    c.cols = (floorDiv(width - 1 + hi2, unit) + 1) * unit - c.a2;
+    c.sectors = unit == sector;
+    return c;
+  };
+  const ColumnSpan chunks = spanOf(per), sectors = spanOf(sector);
+  const auto copiesPerThread = [&](const ColumnSpan& c) { return (rows * c.cols / per + threads - 1) / std::max(1, threads); };
+  return copiesPerThread(sectors) <= copiesPerThread(chunks) ? sectors : chunks;
+}
+
 SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const dag::Schedule& s) {
   SmemPlan plan;
   if (s.strategy != dag::Strategy::Stream || s.smem == 0) {
@@ -47,8 +61,9 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
     r.field = f.name;
     r.lo1 = lo1;
     r.rows = s.blockY + hi1 - lo1;
-    r.a2 = floorDiv(lo2, per) * per;
-    r.cols = (floorDiv(width - 1 + hi2, per) + 1) * per - r.a2;
+    const ColumnSpan span = ringColumns(lo2, hi2, width, r.rows, s.blockX * s.blockY, elem);
+    r.a2 = span.a2;
+    r.cols = span.cols;
     r.amin = amin;
     r.amax = amax;
     r.slots = amax - amin + 2 + plan.depth;

@@ -3,12 +3,13 @@
 // tile of its plane from shared memory; a queue's newest value (its head) is read from the tile too.
 //
 // Per field read by the part: the tile is the block's (blockX*vec) x blockY outputs plus the in-plane
-// footprint (dim-2 bounds rounded out to 16-byte chunks, so every copy is one aligned cp.async), and
+// footprint (dim-2 bounds rounded out to 16-byte chunks, so every copy is one aligned cp.async, and
+// further to 32-byte sectors where that costs no copy per thread: ringColumns below), and
 // the ring holds the planes x+amin .. x+amax read at iteration x, the `depth` planes in flight, and
 // one more, so that the slot being refilled was last read two iterations ago (one barrier per plane).
 //
 //   acoustic (u radius 4, v and roc2 at the centre), f32, block 16x16, vec 4, depth 2:
-//     u: 24 rows x 72 columns x 8 slots, v and roc2: 16 x 64 x 4 slots -> 88 KiB (2 blocks per SM)
+//     u: 24 rows x 80 columns x 8 slots, v and roc2: 16 x 64 x 4 slots -> 92 KiB (2 blocks per SM)
 #pragma once
 #include <string>
 #include <vector>
@@ -22,7 +23,7 @@ struct SmemRing {
   int lo1 = 0;          // first tile row, relative to the block's first row
   int rows = 0;         // blockY + dim-1 footprint
   int a2 = 0;           // first tile column, relative to the block's first column (16-byte multiple)
-  int cols = 0;         // a multiple of 16 bytes
+  int cols = 0;         // a multiple of 16 bytes (of 32 where ringColumns widened the tile to sectors)
   int amin = 0, amax = 0;  // dim-0 offsets read from shared memory (amax: the plane issued `depth` ahead)
   int slots = 0;        // amax - amin + 2 + depth
   long elems() const { return static_cast<long>(slots) * rows * cols; }
@@ -41,6 +42,20 @@ struct SmemPlan {
 // --smem=on (Schedule::smem 1), and the policy's choice (smem 2), which keeps two blocks per SM.
 constexpr long kSmemBudget = 200 * 1024;
 constexpr long kSmemAutoBudget = 112 * 1024;
+
+// The columns [a2, a2 + cols) of a tile of `rows` rows covering block columns 0 .. width-1 read at
+// dim-2 offsets lo2 .. hi2, copied by `threads` threads in 16-byte chunks of elements of `elem` bytes:
+// rounded out to whole 32-byte sectors when that adds no copy per thread, else to 16-byte chunks.
+// Measured (bench/results/2026-11-30-s8-sectors.md, ncu): a row starting mid-sector (radius 1 in f64,
+// radius 4 in f32) made L2 serve about twice the sectors its copies needed — star7_c 256^3 415 -> 245 MB
+// of L2 reads and 84.9 -> 76.8 us, the acoustic inner region 1890 -> 1831 us — while the acoustic PML
+// faces, whose u tile grew from 240 to 288 chunks for 256 threads (a second copy per thread), slowed
+// 167 -> 177 us each although their L2 reads fell too.
+struct ColumnSpan {
+  int a2 = 0, cols = 0;
+  bool sectors = false;  // widened to 32-byte sectors
+};
+ColumnSpan ringColumns(int lo2, int hi2, int width, int rows, int threads, int elem);
 
 // Under schedule s; without it, the part's own (k.scheduleOf(part)).
 SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const dag::Schedule& s);

@@ -4,13 +4,14 @@
 #include <set>
 
 #include "codegen/cuda/LaunchText.h"
+#include "passes/SmemPlan.h"
 
 namespace stnc::codegen {
 
 namespace {
 
 struct Shape {
-  int per, vec, rows, r1, a2, tileRows, tileCols, slots, accs, d0lo, d0hi;
+  int per, vec, rows, r1, a2, c2, tileRows, tileCols, slots, accs, d0lo, d0hi;
 };
 
 Shape shapeOf(const dag::Kernel& k) {
@@ -23,7 +24,10 @@ Shape shapeOf(const dag::Kernel& k) {
   sh.r1 = f.r1();
   sh.a2 = (f.r2() + sh.per - 1) / sh.per * sh.per;  // the column ring in whole 16-byte chunks
   sh.tileRows = s.blockY * sh.rows + 2 * sh.r1;
-  sh.tileCols = s.blockX * sh.vec + 2 * sh.a2;
+  // The tile's copied columns: the window's a2 rounded out to 32-byte sectors where that costs no copy
+  // per thread (passes::ringColumns; a2 = 2 doubles started every tile row mid-sector).
+  sh.c2 = -passes::ringColumns(-sh.a2, sh.a2, s.blockX * sh.vec, sh.tileRows, s.blockX * s.blockY, static_cast<int>(dag::elemSize(k.type))).a2;
+  sh.tileCols = s.blockX * sh.vec + 2 * sh.c2;
   sh.slots = std::max(1, s.prefetch) + 2;
   sh.d0lo = f.d0lo();
   sh.d0hi = f.d0hi();
@@ -83,7 +87,9 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   if (!unused.empty()) p.line(unused);
   p.line("constexpr int kVec = " + num(sh.vec) + ", kRows = " + num(sh.rows) + ";  // points per thread along dim 2 (one 16-byte vector) and dim 1");
   p.line("constexpr int kR1 = " + num(sh.r1) + ", kA2 = " + num(sh.a2) + ";  // the tile's ring: rows, columns (whole 16-byte chunks)");
-  p.line("constexpr int kTileRows = kBlockY * kRows + 2 * kR1, kTileCols = kBlockX * kVec + 2 * kA2, kTile = kTileRows * kTileCols;");
+  p.line("constexpr int kC2 = " + num(sh.c2) + ";  // columns copied left and right of the block's" +
+         (sh.c2 > sh.a2 ? ": kA2 rounded out to whole 32-byte sectors (a row starting mid-sector doubles L2's sector reads)" : ""));
+  p.line("constexpr int kTileRows = kBlockY * kRows + 2 * kR1, kTileCols = kBlockX * kVec + 2 * kC2, kTile = kTileRows * kTileCols;");
   p.line("constexpr int kSlots = " + num(sh.slots) + ";  // planes read now, " + num(sh.slots - 2) + " in flight, one more: a slot is refilled two planes after its last read");
   p.line("constexpr int kWin = kVec + 2 * kA2;  // a thread's window of a tile row");
   p.line("extern __shared__ float4 smem_[];");
@@ -97,7 +103,7 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   p.line("// Planes xs_ .. xs_+n_-1 feed the outputs x0_ .. x1_-1 (plane offsets " + num(sh.d0lo) + " .. " + num(sh.d0hi) + ").");
   p.line("const long xs_ = x0_" + signedTerm(sh.d0lo) + ", n_ = x1_ - x0_ + " + num(sh.d0hi - sh.d0lo) + ";");
   p.line("// Chunks of the tile outside the allocation are zero-filled; they feed only points outside the box.");
-  p.line("const stnc_rt::TileCopier<real, kTileRows, kTileCols, kBlockX * kBlockY> uC_(L_, yb_ - kR1, zb_ - kA2, tid_);");
+  p.line("const stnc_rt::TileCopier<real, kTileRows, kTileCols, kBlockX * kBlockY> uC_(L_, yb_ - kR1, zb_ - kC2, tid_);");
   p.openScope("for (int i_ = 0; i_ < kSlots - 2; ++i_)  // the first planes in flight");
   p.line("if (i_ < n_) uC_.copy(uS_ + i_ * kTile, " + u + ", L_, xs_ + i_, tid_);");
   p.line("stnc_rt::cpAsyncCommit();");
@@ -107,7 +113,7 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   std::string accDecl;
   for (int j = 0; j < sh.accs; ++j) accDecl += (j ? ", " : "") + accName(j) + "[kRows][kVec] = {}";
   p.line("real " + accDecl + ";");
-  p.line("const real* const T0_ = uS_ + threadIdx.y * kRows * kTileCols + threadIdx.x * kVec;  // this thread's window in slot 0");
+  p.line("const real* const T0_ = uS_ + threadIdx.y * kRows * kTileCols + threadIdx.x * kVec + (kC2 - kA2);  // this thread's window in slot 0");
   if (k.schedule.unroll > 1)
     p.line("#pragma unroll " + num(k.schedule.unroll) + (k.schedule.unroll % sh.accs == 0 ? "  // a multiple of the accumulator planes: the shifts below become renames" : ""));
   p.openScope("for (long t_ = 0; t_ < n_; ++t_)");

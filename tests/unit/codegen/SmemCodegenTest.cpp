@@ -40,10 +40,10 @@ TEST_CASE("the policy gives the inner region rings of 4-point groups and the she
   const std::string inner = kernelText(cu, "sweepPart_inner");
   CHECK(inner.find("extern __shared__ float4 smem_[];") != std::string::npos);
   // u has a halo (read by neighbouring blocks too); v and roc2 tiles are this block's only.
-  CHECK(inner.find("stnc_rt::HintedTileCopier<real, 24, 72, kBlockX * kBlockY, true> uC_") != std::string::npos);
+  CHECK(inner.find("stnc_rt::HintedTileCopier<real, 24, 80, kBlockX * kBlockY, true> uC_") != std::string::npos);
   CHECK(inner.find("stnc_rt::HintedTileCopier<real, 16, 64, kBlockX * kBlockY, false> roc2C_") != std::string::npos);
   // Each copier knows the rows and columns the box's points read (the box grown by the footprint).
-  CHECK(inner.find("uC_(L_, yb_ - 4, zb_ - 4, tid_, B_.lo[1] - 4 - far_, B_.hi[1] + 4 + far_, B_.lo[2] - 4 - far_, B_.hi[2] + 4 + far_);") !=
+  CHECK(inner.find("uC_(L_, yb_ - 4, zb_ - 8, tid_, B_.lo[1] - 4 - far_, B_.hi[1] + 4 + far_, B_.lo[2] - 8 - far_, B_.hi[2] + 8 + far_);") !=
         std::string::npos);
   CHECK(inner.find("roc2C_(L_, yb_, zb_, tid_, B_.lo[1] - far_, B_.hi[1] + far_, B_.lo[2] - far_, B_.hi[2] + far_);") != std::string::npos);
   // ... and clips to them only in boxes two tiles across (thin PML faces read whole tiles: measured faster).
@@ -63,7 +63,7 @@ TEST_CASE("the policy gives the inner region rings of 4-point groups and the she
   CHECK(cu.find("default_part::launchPart(") != std::string::npos);
   const std::string shell = kernelText(cu, "sweepPart");
   CHECK(shell.find("extern __shared__") != std::string::npos);
-  CHECK(shell.find("stnc_rt::HintedTileCopier<real, 18, 40, kBlockX * kBlockY, true> etaC_") != std::string::npos);
+  CHECK(shell.find("stnc_rt::HintedTileCopier<real, 18, 48, kBlockX * kBlockY, true> etaC_") != std::string::npos);
   CHECK(shell.find("stnc_rt::storeOnce(reinterpret_cast<float2*>(&phi[p_]), float2{") != std::string::npos);
   // A 27-column face fills three quarters of a 32-column tile: the ring kernel takes boxes that wide.
   CHECK(cu.find("if (!(B_.hi[2] - B_.lo[2] < kBlockX * 2 * 3 / 4) && ") != std::string::npos);

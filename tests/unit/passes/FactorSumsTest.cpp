@@ -261,7 +261,10 @@ TEST_CASE("the sumfactor CUDA code: a tile ring through cp.async, one barrier pe
         std::string::npos);
   CHECK(cu.find("constexpr int kR1 = 2, kA2 = 2;") != std::string::npos);
   CHECK(cu.find("constexpr int kSlots = 5;") != std::string::npos);
-  CHECK(cu.find("stnc_rt::TileCopier<real, kTileRows, kTileCols, kBlockX * kBlockY> uC_(L_, yb_ - kR1, zb_ - kA2, tid_);") != std::string::npos);
+  // The window's 2 columns (16 bytes) each side are copied as whole 32-byte sectors: 4 columns.
+  CHECK(cu.find("constexpr int kC2 = 4;") != std::string::npos);
+  CHECK(cu.find("stnc_rt::TileCopier<real, kTileRows, kTileCols, kBlockX * kBlockY> uC_(L_, yb_ - kR1, zb_ - kC2, tid_);") != std::string::npos);
+  CHECK(cu.find("threadIdx.x * kVec + (kC2 - kA2);  // this thread's window in slot 0") != std::string::npos);
   CHECK(cu.find("stnc_rt::cpAsyncWait<kSlots - 2>();") != std::string::npos);
   CHECK(cu.find("X2_[r_][c_] = w_[kA2 + c_ - 2] + w_[kA2 + c_ + 2];") != std::string::npos);
   CHECK(cu.find("const real y_a1_b2_ = X1_[r_ + kR1 - 2][c_] + X1_[r_ + kR1 + 2][c_];") != std::string::npos);
@@ -280,16 +283,16 @@ TEST_CASE("the sumfactor CUDA code: a tile ring through cp.async, one barrier pe
   CHECK(body.find("__syncthreads()", body.find("__syncthreads()") + 1) == std::string::npos);
 }
 
-TEST_CASE("the sumfactor launch raises the shared-memory limit at every launch when its 5-slot ring of 36x36 tiles exceeds 48 KiB") {
+TEST_CASE("the sumfactor launch raises the shared-memory limit at every launch when its 5-slot ring of 36x40 tiles exceeds 48 KiB") {
   auto c = test::compileText(box125Text(), {}, factorOn());
   REQUIRE_MESSAGE(c->module, c->diagText());
   const std::string cu = test::generateAll(*c->module).at(".cu");
-  const size_t attr = cu.find("cudaFuncSetAttribute(sweepPart_sf, cudaFuncAttributeMaxDynamicSharedMemorySize, 51840)");
+  const size_t attr = cu.find("cudaFuncSetAttribute(sweepPart_sf, cudaFuncAttributeMaxDynamicSharedMemorySize, 57600)");
   const size_t once = cu.find("if (sms_ == 0) {", cu.find("cudaError_t launchPart(", cu.find("}  // sweepPart_sf")));
   REQUIRE(attr != std::string::npos);
   REQUIRE(once != std::string::npos);
   CHECK(attr < once);  // not only on the first launch: the attribute is per device
-  CHECK(cu.find("sweepPart_sf<<<grid_, block_, 51840, stream_>>>") != std::string::npos);
+  CHECK(cu.find("sweepPart_sf<<<grid_, block_, 57600, stream_>>>") != std::string::npos);
 }
 
 TEST_CASE("coefficients symmetric along one axis pair only that axis, runtime coefficients are summed plane by plane") {

@@ -51,8 +51,8 @@ TEST_CASE("acoustic f32, 16x16 threads of 4 points: the radius-4 field's tile an
   const passes::SmemRing& u = ring(sp, "u");
   CHECK(u.rows == 16 + 8);
   CHECK(u.lo1 == -4);
-  CHECK(u.a2 == -4);
-  CHECK(u.cols == 64 + 8);
+  CHECK(u.a2 == -8);       // radius 4 in f32 is 16 bytes: rounded out to a 32-byte sector (480 chunks for 256
+  CHECK(u.cols == 64 + 16);  // threads: two copies per thread either way)
   CHECK(u.amin == 0);  // in-plane reads at plane i only; the queue's head at i+4
   CHECK(u.amax == 4);
   CHECK(u.slots == 4 + 2 + 2);
@@ -60,11 +60,11 @@ TEST_CASE("acoustic f32, 16x16 threads of 4 points: the radius-4 field's tile an
   CHECK(v.rows == 16);
   CHECK(v.cols == 64);
   CHECK(v.slots == 4);
-  CHECK(sp.bytes == (8L * 24 * 72 + 2L * 4 * 16 * 64) * 4);
+  CHECK(sp.bytes == (8L * 24 * 80 + 2L * 4 * 16 * 64) * 4);
   CHECK(sp.blocksPerSm == 2);
 }
 
-TEST_CASE("f64 box: diagonal reads of neighbouring planes widen the ring, odd offsets round to 16-byte chunks") {
+TEST_CASE("f64 box: diagonal reads of neighbouring planes widen the ring, odd offsets round to 32-byte sectors") {
   Planned p = schedule(
       "stencil s(i, j, k) : f64 { in u; out v;\n"
       "  v = u[i-1,j+1,k-1] + u[i+1,j-1,k+1] + u[i-1,j,k] + u[i+1,j,k] + u; }",
@@ -76,8 +76,30 @@ TEST_CASE("f64 box: diagonal reads of neighbouring planes widen the ring, odd of
   CHECK(u.amax == 1);
   CHECK(u.slots == 2 + 2 + 1);
   CHECK(u.rows == 8 + 2);
-  CHECK(u.a2 == -2);               // column -1 lies in the chunk starting at -2
-  CHECK(u.cols == 2 + 64 + 2);     // and column 64 in the chunk ending at 65
+  CHECK(u.a2 == -4);               // column -1 lies in the sector starting at -4
+  CHECK(u.cols == 4 + 64 + 4);     // and column 64 in the sector ending at 67 (360 chunks: 2 per thread either way)
+}
+
+TEST_CASE("ringColumns: 32-byte sectors where they cost no copy per thread, else 16-byte chunks") {
+  // f64 radius 1, 32 columns, 18 rows, 256 threads: 18 x 36 / 2 = 324 chunks or 18 x 40 / 2 = 360, both 2 per thread.
+  passes::ColumnSpan c = passes::ringColumns(-1, 1, 32, 18, 256, 8);
+  CHECK(c.sectors);
+  CHECK(c.a2 == -4);
+  CHECK(c.cols == 40);
+  // f32 radius 4, 32 columns, 24 rows (the acoustic PML faces): 24 x 40 / 4 = 240 chunks (one copy per
+  // thread) against 24 x 48 / 4 = 288 (two): stays on 16-byte chunks.
+  c = passes::ringColumns(-4, 4, 32, 24, 256, 4);
+  CHECK_FALSE(c.sectors);
+  CHECK(c.a2 == -4);
+  CHECK(c.cols == 40);
+  // Already sector-aligned (f64 radius 4): both roundings agree.
+  c = passes::ringColumns(-4, 4, 32, 24, 256, 8);
+  CHECK(c.a2 == -4);
+  CHECK(c.cols == 40);
+  // Asymmetric footprint: only the right edge reaches past the block (columns 0 .. 33 of 32, f64).
+  c = passes::ringColumns(0, 2, 32, 16, 256, 8);
+  CHECK(c.a2 == 0);
+  CHECK(c.cols == 36);
 }
 
 TEST_CASE("rings that exceed the budget, and schedules without rings, are refused with a reason") {
