@@ -98,7 +98,7 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
   };
   autoOnOff("--smem", fe.schedule.smem,
             "stream: on brings every plane a kernel reads into shared memory through a ring of cp.async copies "
-            "(--prefetch planes in flight, default 2; one row per thread) and reads the in-plane neighbours there "
+            "(--prefetch planes in flight, default 2; --rows rows per thread) and reads the in-plane neighbours there "
             "instead of through L1; a part whose rings exceed 200 KiB keeps L1 loads; auto: the policy (rings for "
             "stars and other non-box kernels where they fit two blocks per SM); off: never");
   autoOnOff("--temporal", fe.schedule.temporal,

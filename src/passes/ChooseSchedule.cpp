@@ -129,6 +129,9 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
       // star19 lost (92 -> 100 us), star7/13, cond and the f32 radius-4 kernels (acoustic, iso3dfd)
       // moved within +-2 %; the five single-output CNS kernels ran 2 % slower as a set (one of them, three
       // fields on rings, took the rule; bench/results/2026-11-30-s7-variants.md): kernels reading one field.
+      // Two rows per thread on the rings instead (session 8, --rows 2 --unroll 1: a 40-row tile for 32 outputs
+      // instead of 24 for 16) ran star25_c 97.7 -> 93.4-94.9 us but star25_rt 102.0 -> 122.9 us (130 registers:
+      // one block per SM instead of two): not the policy (bench/results/2026-11-30-s8-sectors.md §6).
       int readFields = 0;
       for (const dag::Field& f : k.fields) readFields += dag::isRead(f.role) ? 1 : 0;
       s.unroll = k.type == dag::ElemType::F64 && longestQueue >= 9 && readFields == 1 ? 4 : 1;
@@ -162,14 +165,6 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   if (o.smem == "on" && o.prefetch < 0 && s.prefetch == 0) s.prefetch = 2;
   if (o.smem == "off") s.smem = 0;
   if (s.strategy != dag::Strategy::Stream) s.smem = 0;
-  if (s.smem == 2 && o.rows > 1) {  // the user's rows win over the policy's rings
-    s.smem = 0;
-    s.reason += "; --rows " + std::to_string(o.rows) + ": no shared-memory rings (they compute one row per thread)";
-  }
-  if (s.smem && s.rows > 1) {
-    s.reason += "; shared-memory planes compute one row per thread (rows " + std::to_string(s.rows) + " -> 1)";
-    s.rows = 1;
-  }
   const TemporalPlan t = planTemporal(ctx, k);
   if (o.temporal == "off") {
     s.temporalWhy = "off (--temporal=off)";
@@ -222,6 +217,9 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
   add("stream", 16, 16, 1, 2, 1, 4, "on");
   add("stream", 32, 8, 1, 2, 1, 2, "on");
   add("stream", 32, 8, 1, 1, 1, 4, "on");
+  // Rings of two rows per thread (session 8: star25_c 97.7 -> 93.4 us, star25_rt slower at 130 registers;
+  // bench/results/2026-11-30-s8-sectors.md §6): measured per kernel, kept where it wins.
+  add("stream", 16, 16, 2, 2, 1, 4, "on");
   return c;
 }
 

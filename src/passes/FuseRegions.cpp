@@ -16,6 +16,7 @@ int fusableRegion(const dag::Context& ctx, const dag::Kernel& k, std::string* wh
   if (parts.size() != 2) return no("the region and the default equations must both have equations");
   const dag::Schedule& s = k.scheduleOf(0);
   if (s.strategy != dag::Strategy::Stream || s.smem == 0) return no("the region's schedule has no shared-memory rings");
+  if (s.rows > 1) return no("the region's schedule computes " + std::to_string(s.rows) + " rows per thread (the fused kernel computes one)");
   const SmemPlan sp = planSmem(ctx, k, 0);
   if (!sp.ok) return no("the region's rings do not fit (" + sp.why + ")");
   if (why) why->clear();

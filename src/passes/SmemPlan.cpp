@@ -60,7 +60,7 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
     SmemRing r;
     r.field = f.name;
     r.lo1 = lo1;
-    r.rows = s.blockY + hi1 - lo1;
+    r.rows = s.blockY * std::max(1, s.rows) + hi1 - lo1;
     const ColumnSpan span = ringColumns(lo2, hi2, width, r.rows, s.blockX * s.blockY, elem);
     r.a2 = span.a2;
     r.cols = span.cols;

@@ -2,7 +2,7 @@
 // pipeline (--smem=on; codegen/cuda emits it). Every access that is not a register-queue slot reads a
 // tile of its plane from shared memory; a queue's newest value (its head) is read from the tile too.
 //
-// Per field read by the part: the tile is the block's (blockX*vec) x blockY outputs plus the in-plane
+// Per field read by the part: the tile is the block's (blockX*vec) x (blockY*rows) outputs plus the in-plane
 // footprint (dim-2 bounds rounded out to 16-byte chunks, so every copy is one aligned cp.async, and
 // further to 32-byte sectors where that costs no copy per thread: ringColumns below), and
 // the ring holds the planes x+amin .. x+amax read at iteration x, the `depth` planes in flight, and
@@ -21,7 +21,7 @@ namespace stnc::passes {
 struct SmemRing {
   std::string field;
   int lo1 = 0;          // first tile row, relative to the block's first row
-  int rows = 0;         // blockY + dim-1 footprint
+  int rows = 0;         // blockY x rows per thread + dim-1 footprint
   int a2 = 0;           // first tile column, relative to the block's first column (16-byte multiple)
   int cols = 0;         // a multiple of 16 bytes (of 32 where ringColumns widened the tile to sectors)
   int amin = 0, amax = 0;  // dim-0 offsets read from shared memory (amax: the plane issued `depth` ahead)

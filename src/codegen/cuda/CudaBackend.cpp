@@ -171,7 +171,7 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   const passes::SmemPlan sp = passes::planSmem(m.ctx, k, part);
   if (sp.ok) p.line("// shared-memory rings: " + std::to_string(sp.bytes) + " bytes per block, " + std::to_string(sp.blocksPerSm) + " block(s) per SM");
   else if (k.schedule.smem) p.line("// no shared-memory rings for this part: " + sp.why + "; L1 loads");
-  emitStreamKernel(p, m, k, part, sp.ok ? 1 : rows, vec, kname, restrictArgs(k), sp.ok ? &sp : nullptr);
+  emitStreamKernel(p, m, k, part, rows, vec, kname, restrictArgs(k), sp.ok ? &sp : nullptr);
   // Rows left over when the box's dim-1 extent is not a multiple of `rows`, and columns outside the
   // box's vec-aligned span: one point per thread (with rings: only for unaligned layouts).
   const bool tiled = rows > 1 || vec > 1 || sp.ok;
@@ -186,7 +186,7 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
     p.line("// otherwise the one-point kernel takes the whole box.");
     p.line("// A box narrower than three quarters of a tile goes there too (most lanes of a tile would idle).");
     p.openScope("if (!(" + narrowBox(vec, true) + ") && " + alignedCondition(k, per, "16") + ")");
-    emitStreamLaunch(p, kname, "B_", 1, vec, args, &sp);
+    emitStreamLaunch(p, kname, "B_", rows, vec, args, &sp);
     p.closeScope("");
     p.openScope("else");
     emitStreamLaunch(p, kname + "_rest", "B_", 1, 1, args);

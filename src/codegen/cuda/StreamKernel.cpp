@@ -108,7 +108,8 @@ std::string ringCopy(const passes::SmemRing& r, const std::string& plane, const 
 
 // The shared-memory rings of a kernel: their declarations, and the copies before the dim-0 loop (the
 // planes the first iteration reads, then the `depth` planes a steady iteration keeps in flight).
-void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan& sp) {
+// rows: dim-1 rows per thread (the block's tile is kBlockY x rows rows).
+void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan& sp, int rows) {
   p.line("// Shared-memory rings (--smem=on): each plane a field is read at arrives as a tile through 16-byte cp.async");
   p.line("// copies issued " + std::to_string(sp.depth) + " iteration(s) ahead; a ring holds the planes read now, those in flight");
   p.line("// and one more, so a slot is refilled two iterations after its last read (one barrier per plane).");
@@ -122,22 +123,24 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
   }
   p.line("const int tid_ = threadIdx.y * kBlockX + threadIdx.x;");
   const int tileCols = std::max(1, k.schedule.blockX) * std::max(1, k.schedule.vec);
+  const int tileRows = k.schedule.blockY * rows;
+  const std::string rowsTimes = rows > 1 ? " * " + std::to_string(rows) : "";
   p.line("// Tile copies skip the chunks no point of the box reads (STNC_RING_CLIP, default on) only for boxes at");
   p.line("// least two tiles across in dims 1 and 2: measured (samples/acoustic/profile.sh) it cut the acoustic");
   p.line("// inner region's DRAM reads 5.99 -> 5.41 GB and 2030 -> 1906 us, but slowed the 27-wide PML faces");
   p.line("// (193 -> 216 us). far_ moves the bounds of a thin box outside any array: nothing is skipped.");
-  p.line("const long far_ = B_.hi[1] - B_.lo[1] >= 2 * kBlockY && B_.hi[2] - B_.lo[2] >= 2 * kBlockX * kVec ? 0 : 1L << 40;");
+  p.line("const long far_ = B_.hi[1] - B_.lo[1] >= 2 * kBlockY" + rowsTimes + " && B_.hi[2] - B_.lo[2] >= 2 * kBlockX * kVec ? 0 : 1L << 40;");
   for (const passes::SmemRing& r : sp.rings) {
     // A tile without halo, read at one plane, is read by this block only: its copies may leave L2 first.
-    const bool reused = r.lo1 != 0 || r.rows != k.schedule.blockY || r.a2 != 0 || r.cols != tileCols || r.amin != r.amax;
+    const bool reused = r.lo1 != 0 || r.rows != tileRows || r.a2 != 0 || r.cols != tileCols || r.amin != r.amax;
     // The rows and columns the box's points read: the box grown by the tile's footprint (columns rounded
     // out to chunks, as the tile is).
-    const int hi1 = r.lo1 + r.rows - k.schedule.blockY, hi2 = r.a2 + r.cols - tileCols;
+    const int hi1 = r.lo1 + r.rows - tileRows, hi2 = r.a2 + r.cols - tileCols;
     p.line("const stnc_rt::HintedTileCopier<real, " + std::to_string(r.rows) + ", " + std::to_string(r.cols) + ", kBlockX * kBlockY, " +
            (reused ? "true" : "false") + "> " + cIdent(r.field) + "C_(L_, yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) +
            ", tid_, B_.lo[1]" + plusTerm(r.lo1) + " - far_, B_.hi[1]" + plusTerm(hi1) + " + far_, B_.lo[2]" + plusTerm(r.a2) + " - far_, B_.hi[2]" +
            plusTerm(hi2) + " + far_);  // this thread's chunks of a " + r.field + " tile" + (reused ? " (read by neighbouring blocks too)" : " (this block's only)"));
-    p.line("const real* const " + ringThreadName(r.field) + " = " + ringName(r.field) + " + (threadIdx.y" + plusTerm(-r.lo1) + ") * " + std::to_string(r.cols) +
+    p.line("const real* const " + ringThreadName(r.field) + " = " + ringName(r.field) + " + (threadIdx.y" + rowsTimes + plusTerm(-r.lo1) + ") * " + std::to_string(r.cols) +
            " + threadIdx.x * kVec" + plusTerm(-r.a2) + ";  // this thread's point in slot 0");
     for (int d = r.amin; d < r.amax; ++d)
       p.line("if (x0_ + " + std::to_string(d) + " < x1_ + " + std::to_string(r.amax) + ") " +
@@ -194,7 +197,7 @@ class StreamEmitter {
     if (!unused.empty()) p_.line(unused);
     emitIndices();
     emitQueuePrologue();
-    if (sp_) emitRingPrologue(p_, k_, *sp_);
+    if (sp_) emitRingPrologue(p_, k_, *sp_, rows_);
     if (k_.schedule.unroll > 1) p_.line("#pragma unroll " + std::to_string(k_.schedule.unroll));
     p_.openScope("for (long x_ = x0_; x_ < x1_; ++x_, p_ += s0_)");
     emitPlaneLoads();
@@ -237,14 +240,17 @@ class StreamEmitter {
     if (rows == 1) {
       p_.line("const long y_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y;");
     } else {
-      p_.line("// Rows y_ .. y_+" + std::to_string(rows - 1) + " of this thread; the launcher gives this kernel a multiple of " +
-              std::to_string(rows) + " rows.");
+      p_.line("// Rows y_ .. y_+" + std::to_string(rows - 1) + " of this thread; " +
+              (sp_ ? std::string("rows past the box's last one store nothing.")
+                   : "the launcher gives this kernel a multiple of " + std::to_string(rows) + " rows."));
       p_.line("const long y_ = B_.lo[1] + (blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y) * " + std::to_string(rows) + ";");
     }
     if (sp_) {
-      p_.line("const long zb_ = z_ - threadIdx.x * kVec, yb_ = y_ - threadIdx.y;  // the block's first column and row");
+      p_.line("const long zb_ = z_ - threadIdx.x * kVec, yb_ = y_ - threadIdx.y" + std::string(rows > 1 ? " * " + std::to_string(rows) : "") +
+              ";  // the block's first column and row");
       p_.line("// Threads outside the box still copy and meet the barriers; they compute from zero-filled or");
-      p_.line("// neighbouring values and store nothing.");
+      p_.line("// neighbouring values and store nothing." +
+              std::string(rows > 1 ? " A thread's rows past the box's last row compute and store nothing either." : ""));
       p_.line("const bool act_ = z_ + kVec > B_.lo[2] && z_ < B_.hi[2] && y_ < B_.hi[1];");
       if (vec > 1) p_.line("const bool whole_ = z_ >= B_.lo[2] && z_ + kVec <= B_.hi[2];");
       if (fused_) {
@@ -285,10 +291,13 @@ class StreamEmitter {
     o.d[0] = d;
     o.d[1] = q.row;
     std::string ld = loadAt(q.field, o);
-    if (sp_) return "(act_ ? " + ld + " : " + vt_ + "{})";
+    if (sp_) return "(" + rowActive(q.row) + " ? " + ld + " : " + vt_ + "{})";
     if (d <= q.hi) return ld;
     return "(" + x + " + " + std::to_string(d) + " <= last_ ? " + ld + " : " + vt_ + "{})";
   }
+  // With rings: whether the thread's row `row` (0 .. rows-1) is one the box has (rows past its last row
+  // may lie outside the allocation).
+  std::string rowActive(int row) const { return row == 0 ? "act_" : "(act_ && y_ + " + std::to_string(row) + " < B_.hi[1])"; }
   // Assigns the slots of queue group q at offset d (every column of the group) from a load.
   std::string assign(const Queue& q, int d, const std::string& x) const {
     if (vec_ == 1) return slotName(q.field, q.row, 0, d) + " = " + load(q, d, x) + ";";
@@ -325,7 +334,7 @@ class StreamEmitter {
     if (!r) return false;
     const dag::Offset& o = n.offset;
     const int g = floorDiv(o.d[2], vec_) * vec_, tileCols = std::max(1, k_.schedule.blockX) * vec_;
-    return o.d[0] >= r->amin && o.d[0] <= r->amax && o.d[1] >= r->lo1 && o.d[1] <= r->lo1 + r->rows - k_.schedule.blockY && g >= r->a2 &&
+    return o.d[0] >= r->amin && o.d[0] <= r->amax && o.d[1] >= r->lo1 && o.d[1] <= r->lo1 + r->rows - k_.schedule.blockY * rows_ && g >= r->a2 &&
            g + vec_ <= r->a2 + r->cols - tileCols + vec_;
   }
   // The read of the vector at (d0, d1, group g) of a ring's tile.
@@ -410,6 +419,9 @@ class StreamEmitter {
       return cIdent(o.field) + "[" + offsetIndex(k_, at) + "]";
     });
     auto mine = [&](size_t i) { return !fused_ || tk_.k.outputs[i].region == which; };
+    // With rings a thread's rows past the box's last row store nothing (row 0: act_ says).
+    auto rowCond = [&](size_t i) { return sp_ && tk_.rowOf[i] > 0 ? "y_ + " + std::to_string(tk_.rowOf[i]) + " < B_.hi[1]" : std::string(); };
+    auto rowGuard = [&](size_t i) { return rowCond(i).empty() ? std::string() : "if (" + rowCond(i) + ") "; };
     if (vec > 1) {  // one vector store per output row; a group at the box's edge stores its inside points
       std::vector<std::string> whole, edge;
       for (size_t i = 0; i < tk_.k.outputs.size(); ++i) {
@@ -418,7 +430,8 @@ class StreamEmitter {
         dag::Offset at;
         at.d[1] = tk_.rowOf[i];
         at.d[2] = tk_.colOf[i];
-        edge.push_back("if (z_ + " + std::to_string(at.d[2]) + " >= B_.lo[2] && z_ + " + std::to_string(at.d[2]) + " < B_.hi[2]) " +
+        edge.push_back("if (" + (rowCond(i).empty() ? "" : rowCond(i) + " && ") + "z_ + " + std::to_string(at.d[2]) + " >= B_.lo[2] && z_ + " +
+                       std::to_string(at.d[2]) + " < B_.hi[2]) " +
                        cIdent(o.field) + "[" + offsetIndex(k_, at) + "] = " + outName(i) + ";");
         if (tk_.colOf[i] != 0) continue;
         at.d[2] = 0;
@@ -427,7 +440,7 @@ class StreamEmitter {
         const std::string ptr = "reinterpret_cast<" + vt_ + "*>(&" + cIdent(o.field) + "[" + offsetIndex(k_, at) + "])";
         // Ring kernels store evict-first (stnc_rt::storeOnce); the L1 kernels did not gain from it
         // (box125_rt 286 -> 352 us, bench/results/2026-11-30-s5-pml.md).
-        whole.push_back(sp_ ? "stnc_rt::storeOnce(" + ptr + ", " + vt_ + "{" + vals + "});" : "*" + ptr + " = " + vt_ + "{" + vals + "};");
+        whole.push_back(sp_ ? rowGuard(i) + "stnc_rt::storeOnce(" + ptr + ", " + vt_ + "{" + vals + "});" : "*" + ptr + " = " + vt_ + "{" + vals + "};");
       }
       if (sp_) p_.openScope("if (act_)");
       p_.openScope("if (whole_)");
@@ -439,8 +452,13 @@ class StreamEmitter {
       if (sp_) p_.closeScope("");
     } else if (sp_) {
       p_.openScope("if (act_)");
-      for (size_t i = 0; i < tk_.k.outputs.size(); ++i)
-        if (mine(i)) p_.line("stnc_rt::storeOnce(&" + cIdent(tk_.k.outputs[i].field) + "[p_], " + outName(i) + ");");
+      for (size_t i = 0; i < tk_.k.outputs.size(); ++i) {
+        if (!mine(i)) continue;
+        dag::Offset at;
+        at.d[1] = tk_.rowOf[i];
+        const std::string idx = tk_.rowOf[i] > 0 ? offsetIndex(k_, at) : "p_";
+        p_.line(rowGuard(i) + "stnc_rt::storeOnce(&" + cIdent(tk_.k.outputs[i].field) + "[" + idx + "], " + outName(i) + ");");
+      }
       p_.closeScope("");
     }
   }

@@ -82,6 +82,31 @@ TEST_CASE("ring kernels of a radius-1 star keep short chunks: at least 8 planes"
   CHECK(cu.find("if (kChunk == 0) chunk_ = std::max(std::min(nx_, 8L), std::min(chunk_, 64L));") != std::string::npos);
 }
 
+TEST_CASE("ring kernels of several rows per thread: the block's first row, each row's queue and store guarded by the box") {
+  auto c = test::compileText("stencil s(i, j, k) : f64 { in u; out w;\n"
+                             "  w = u[i-1, j, k] + u[i+1, j, k] + u[i, j-1, k] + u[i, j+1, k] + u[i, j, k-1] + u[i, j, k+1] - 6.0 * u; }");
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  DiagEngine diags(c->sm);
+  passes::ScheduleOverride o;
+  o.rows = 2;
+  passes::chooseSchedules(*c->module, diags, o);
+  CHECK(test::kernelOf(*c, "s").schedule.smem == 2);
+  const std::string cu = test::generateAll(*c->module).at(".cu");
+  const std::string k = kernelText(cu, "sweepPart");
+  CHECK(k.find("const long y_ = B_.lo[1] + (blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y) * 2;") != std::string::npos);
+  CHECK(k.find("yb_ = y_ - threadIdx.y * 2;") != std::string::npos);
+  // 16 threads x 2 rows and one row of footprint each side; the thread's point two rows down per threadIdx.y.
+  CHECK(k.find("stnc_rt::HintedTileCopier<real, 34, 40, kBlockX * kBlockY, true> uC_") != std::string::npos);
+  CHECK(k.find("uT_ = uS_ + (threadIdx.y * 2 + 1) * 40 + threadIdx.x * kVec + 4;") != std::string::npos);
+  // Row 1 of a thread may lie past the box (and past the allocation): its queue loads and stores are guarded.
+  CHECK(k.find("((act_ && y_ + 1 < B_.hi[1]) ? *reinterpret_cast<const double2*>(&u[p_ - s0_ + s1_]) : double2{})") != std::string::npos);
+  CHECK(k.find("if (y_ + 1 < B_.hi[1]) stnc_rt::storeOnce(reinterpret_cast<double2*>(&w[p_ + s1_]), double2{w_r1_c0_, w_r1_c1_});") !=
+        std::string::npos);
+  CHECK(k.find("if (y_ + 1 < B_.hi[1] && z_ + 1 >= B_.lo[2] && z_ + 1 < B_.hi[2]) w[p_ + s1_ + 1] = w_r1_c1_;") != std::string::npos);
+  // The launch covers the box in tiles of kBlockY x 2 rows.
+  CHECK(cu.find("gy_ = (b_.hi[1] - b_.lo[1] + kBlockY * 2 - 1) / (kBlockY * 2);") != std::string::npos);
+}
+
 TEST_CASE("a vector width the user chose is kept: the shell, whose rings do not fit at 4 points, gets its own L1 schedule") {
   auto c = test::compileText(test::kAcousticShell);
   REQUIRE_MESSAGE(c->module, c->diagText());

@@ -79,16 +79,16 @@ TEST_CASE("a vector is at most 16 bytes: --vec 4 on f64 becomes 2, on f32 stays 
   CHECK(f.vec == 4);
 }
 
-TEST_CASE("--rows wins over the policy's rings, but with --smem=on the rings win") {
+TEST_CASE("--rows keeps the policy's rings (and --smem=on's): ring tiles of several rows per thread") {
   passes::ScheduleOverride o;
   o.rows = 4;
   dag::Schedule rows = policy(kStar7, o);
   CHECK(rows.rows == 4);
-  CHECK(rows.smem == 0);
+  CHECK(rows.smem == 2);
   o.smem = "on";
   dag::Schedule rings = policy(kStar7, o);
   CHECK(rings.smem == 1);
-  CHECK(rings.rows == 1);
+  CHECK(rings.rows == 4);
 }
 
 TEST_CASE("options on the command line win over the policy") {
@@ -115,9 +115,10 @@ TEST_CASE("autotune candidates: the policy first, naive and stream variants, FMA
   std::vector<passes::ScheduleOverride> c = passes::scheduleCandidates(base);
   REQUIRE(c.size() >= 6);
   CHECK(c[0].strategy == "auto");
-  bool naive = false, rows4 = false, prefetch = false, vec = false;
+  bool naive = false, rows4 = false, prefetch = false, vec = false, ringRows = false;
   for (const auto& o : c) {
     CHECK(o.contractFma);
+    ringRows |= o.smem == "on" && o.rows == 2;
     naive |= o.strategy == "naive";
     rows4 |= o.strategy == "stream" && o.rows == 4;
     prefetch |= o.strategy == "stream" && o.prefetch > 0;
@@ -127,7 +128,35 @@ TEST_CASE("autotune candidates: the policy first, naive and stream variants, FMA
   CHECK(naive);
   CHECK(rows4);
   CHECK(prefetch);
+  CHECK(ringRows);  // rings of several rows per thread
   // A stream candidate applied to a 2-D stencil falls back to naive.
   dag::Schedule s = policy("stencil s(i, j) : f64 { in u; out v; v = u[i-1,j] + u[i+1,j]; }", c.back());
   CHECK(s.strategy == dag::Strategy::Naive);
+}
+
+TEST_CASE("f64 rings reading one field along a 9-plane queue (star25) unroll the plane loop 4x, one row per thread") {
+  // Radius 4 along every axis (star25), radius 3 (star19).
+  auto star = [](int r) {
+    std::string s = "stencil s(i, j, k) : f64 { in u; out v; v = 0.5*u";
+    for (int d = 1; d <= r; ++d)
+      for (const char* a : {"i", "j", "k"})
+        for (int sg : {-1, 1}) {
+          std::string idx[3] = {"i", "j", "k"};
+          for (std::string& x : idx)
+            if (x == a) x += (sg < 0 ? "-" : "+") + std::to_string(d);
+          s += " + 0.01*u[" + idx[0] + "," + idx[1] + "," + idx[2] + "]";
+        }
+    return s + "; }";
+  };
+  dag::Schedule s25 = policy(star(4).c_str());
+  CHECK(s25.smem == 2);
+  CHECK(s25.unroll == 4);
+  CHECK(s25.rows == 1);  // 2 rows measured faster with constant coefficients, slower with runtime ones
+  dag::Schedule s19 = policy(star(3).c_str());
+  CHECK(s19.smem == 2);
+  CHECK(s19.unroll == 1);
+  // f32 (the acoustic kernels): no unrolling.
+  std::string f32 = star(4);
+  f32.replace(f32.find("f64"), 3, "f32");
+  CHECK(policy(f32.c_str()).unroll == 1);
 }

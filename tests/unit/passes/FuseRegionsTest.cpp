@@ -71,6 +71,14 @@ TEST_CASE("kernels a fused region kernel cannot take, each with its reason") {
   std::string why;
   CHECK(passes::fusableRegion(c->module->ctx, test::kernelOf(*c, "s"), &why) == -1);
   CHECK(why.find("no shared-memory rings") != std::string::npos);
+  // Nor rings of several rows per thread: the fused kernel computes one row per thread.
+  passes::ScheduleOverride r = fuse("on");
+  r.rows = 2;
+  r.smem = "on";  // the 200 KiB budget: the region's rings of 2 rows fit
+  auto c2 = test::compileText(test::kAcousticShell, {}, r);
+  REQUIRE(c2->module);
+  CHECK(passes::fusableRegion(c2->module->ctx, test::kernelOf(*c2, "s"), &why) == -1);
+  CHECK_MESSAGE(why.find("2 rows per thread") != std::string::npos, why);
 }
 
 TEST_CASE("the fused kernel: three bodies chosen per plane, L1 for what the rings lack, tried before the per-part launches") {

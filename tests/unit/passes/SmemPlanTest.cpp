@@ -113,14 +113,20 @@ TEST_CASE("rings that exceed the budget, and schedules without rings, are refuse
   CHECK_FALSE(none.ok);
 }
 
-TEST_CASE("--smem=on keeps one row per thread and says so") {
+TEST_CASE("--smem=on with several rows per thread: the tile holds blockY x rows rows plus the footprint") {
   Planned p = schedule(kAcoustic, "32x8", 2);
   passes::ScheduleOverride o;
   o.strategy = "stream";
   o.smem = "on";
   o.rows = 4;
-  const dag::Schedule s = passes::chooseSchedule(p.c->module->ctx, p.k, o);
-  CHECK(s.smem == 1);
-  CHECK(s.rows == 1);
-  CHECK(s.reason.find("one row per thread") != std::string::npos);
+  o.blockX = 32;
+  o.blockY = 8;
+  o.vec = 2;
+  p.k.schedule = passes::chooseSchedule(p.c->module->ctx, p.k, o);
+  CHECK(p.k.schedule.smem == 1);
+  CHECK(p.k.schedule.rows == 4);
+  const passes::SmemPlan sp = passes::planSmem(p.c->module->ctx, p.k, -1);
+  REQUIRE_MESSAGE(sp.ok, sp.why);
+  CHECK(ring(sp, "u").rows == 8 * 4 + 8);  // 32 rows of outputs and 4 each side
+  CHECK(ring(sp, "v").rows == 8 * 4);
 }
