@@ -142,13 +142,23 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
                 std::to_string(outputs) + " output(s))" +
                 (s.smem ? "; planes through shared memory (cp.async ring, " + std::to_string(s.prefetch) + " in flight)" : "");
   }
+  // Options the user set replace the policy's values; the reason says which (it describes the policy's choice).
+  std::string forced;
+  auto force = [&](bool set, int& field, int value, const std::string& what) {
+    if (!set) return;
+    if (field != value) forced += (forced.empty() ? "" : ", ") + what + " " + std::to_string(value);
+    field = value;
+  };
+  const bool newBlock = (o.blockX > 0 && s.blockX != o.blockX) || (o.blockY > 0 && s.blockY != o.blockY);
   if (o.blockX > 0) s.blockX = o.blockX;
   if (o.blockY > 0) s.blockY = o.blockY;
+  if (newBlock) forced = "block " + std::to_string(s.blockX) + "x" + std::to_string(s.blockY);
   s.chunk = o.chunk;
-  if (o.unroll > 0) s.unroll = o.unroll;
-  if (o.prefetch >= 0) s.prefetch = o.prefetch;
-  if (o.rows > 0) s.rows = o.rows;
-  if (o.vec > 0) s.vec = o.vec;
+  force(o.unroll > 0, s.unroll, o.unroll, "unroll");
+  force(o.prefetch >= 0, s.prefetch, o.prefetch, "prefetch");
+  force(o.rows > 0, s.rows, o.rows, "rows");
+  force(o.vec > 0, s.vec, o.vec, "vec");
+  if (!forced.empty() && s.strategy != dag::Strategy::Naive) s.reason += "; the command line sets " + forced;
   // A vector is at most 16 bytes (one LDG.128 per thread); the naive mapping has no vector form.
   const int maxVec = static_cast<int>(16 / dag::elemSize(k.type));
   if (s.vec > maxVec) {
