@@ -142,7 +142,8 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
                 std::to_string(outputs) + " output(s))" +
                 (s.smem ? "; planes through shared memory (cp.async ring, " + std::to_string(s.prefetch) + " in flight)" : "");
   }
-  // Options the user set replace the policy's values; the reason says which (it describes the policy's choice).
+  // Options (the command line, a saved or an autotuned schedule) replace the policy's values; the reason,
+  // which describes the policy's choice, says which.
   std::string forced;
   auto force = [&](bool set, int& field, int value, const std::string& what) {
     if (!set) return;
@@ -158,7 +159,7 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   force(o.prefetch >= 0, s.prefetch, o.prefetch, "prefetch");
   force(o.rows > 0, s.rows, o.rows, "rows");
   force(o.vec > 0, s.vec, o.vec, "vec");
-  if (!forced.empty() && s.strategy != dag::Strategy::Naive) s.reason += "; the command line sets " + forced;
+  if (!forced.empty() && s.strategy != dag::Strategy::Naive) s.reason += "; overridden (options, a saved or autotuned schedule): " + forced;
   // A vector is at most 16 bytes (one LDG.128 per thread); the naive mapping has no vector form.
   const int maxVec = static_cast<int>(16 / dag::elemSize(k.type));
   if (s.vec > maxVec) {

@@ -91,19 +91,19 @@ TEST_CASE("--rows keeps the policy's rings (and --smem=on's): ring tiles of seve
   CHECK(rings.rows == 4);
 }
 
-TEST_CASE("the reason names the values the command line replaced, and only those") {
+TEST_CASE("the reason names the values options replaced, and only those") {
   passes::ScheduleOverride o;
   o.rows = 2;
   o.blockX = 32;
   o.blockY = 8;
   dag::Schedule s = policy(kStar7, o);
   CHECK(s.rows == 2);
-  CHECK_MESSAGE(s.reason.find("; the command line sets block 32x8, rows 2") != std::string::npos, s.reason);
+  CHECK_MESSAGE(s.reason.find("; overridden (options, a saved or autotuned schedule): block 32x8, rows 2") != std::string::npos, s.reason);
   dag::Schedule p = policy(kStar7);
-  CHECK(p.reason.find("command line") == std::string::npos);
+  CHECK(p.reason.find("overridden") == std::string::npos);
   passes::ScheduleOverride same;
   same.blockX = p.blockX;  // the policy's own value: nothing replaced
-  CHECK(policy(kStar7, same).reason.find("command line") == std::string::npos);
+  CHECK(policy(kStar7, same).reason.find("overridden") == std::string::npos);
 }
 
 TEST_CASE("options on the command line win over the policy") {
