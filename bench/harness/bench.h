@@ -89,6 +89,7 @@ struct StreamArgs {
 };
 constexpr int kStreamVariants = 3;
 cudaError_t launchStream(const StreamArgs& a, int variant, cudaStream_t s);
+const char* streamVariantName(int variant);
 
 // ---- data (main.cu; mirrored bit for bit by peers.py) -----------------------------------------
 // Value of element `idx` (dense row-major index over the halo-padded logical array) of the field

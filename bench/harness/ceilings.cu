@@ -114,6 +114,10 @@ int streamBlocks() {
 
 }  // namespace
 
+const char* streamVariantName(int variant) {
+  return variant == 0 ? "one wave" : variant == 1 ? "one wave, 4 per thread" : "one thread per element";
+}
+
 cudaError_t launchStream(const StreamArgs& a, int variant, cudaStream_t s) {
   switch (variant) {
     case 0: streamKernel<1><<<streamBlocks<1>(), 256, 0, s>>>(a); break;

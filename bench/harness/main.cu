@@ -955,7 +955,7 @@ int run(int argc, char** argv) {
       Timing t = timeIt([&](int set) { return launchStream(sa[set], var, 0); }, o, nsets, flush, o.flushBytes, sink);
       if (t.error.empty() && (std::isnan(tstream.med) || t.med < tstream.med)) {
         tstream = t;
-        streamPick = var == 0 ? "one wave" : var == 1 ? "one wave, 4 per thread" : "one thread per element";
+        streamPick = streamVariantName(var);
       }
     }
     // cudaMemcpy of one array of the row (its first read array into its first written one): 1R1W at this size.
@@ -965,6 +965,7 @@ int run(int argc, char** argv) {
         return cudaMemcpyAsync(sa[set].out[0], sa[set].in[0], sa[set].n16 * sizeof(int4), cudaMemcpyDeviceToDevice, 0);
       }, o, nsets, flush, o.flushBytes, sink);
     const double streamBytes = static_cast<double>(sa[0].nIn + sa[0].nOut) * sa[0].n16 * sizeof(int4);
+    const double copyBytes = 2.0 * sa[0].n16 * sizeof(int4);  // read + written
     // Bytes: each input read once, each output written once (inout both), interior points only.
     int moved = 0;
     for (const RowField& f : d.fields) moved += f.role == kInout ? 2 : 1;
@@ -980,7 +981,7 @@ int run(int argc, char** argv) {
                 d.elem == 8 ? "f64" : "f32", ts.med, pts / ts.med / 1e3, bytes / ts.med / 1e3, frac);
     std::printf("  | stream %.0f GB/s (%dR%dW, %s): row at %.2f of it; copy at size %.0f GB/s", streamBytes / tstream.med / 1e3,
                 sa[0].nIn, sa[0].nOut, streamPick, (bytes / ts.med) / (streamBytes / tstream.med),
-                2.0 * sa[0].n16 * sizeof(int4) / tcopy.med / 1e3);
+                copyBytes / tcopy.med / 1e3);
     if (hasPeer(r.peer)) std::printf("  | cuda-naive %9.1f us (stnc/naive %.2f, sums %s)", tp.med, ts.med / tp.med, peerAgree.c_str());
     if (!ts.error.empty()) std::printf("  ERROR %s", ts.error.c_str());
     std::printf("\n");
@@ -991,8 +992,8 @@ int run(int argc, char** argv) {
     if (r.timeSteps && !tsteps.error.empty()) std::printf("%-16s cuda::step ERROR %s\n", r.id.c_str(), tsteps.error.c_str());
     std::fflush(stdout);
 
-    RowResult rr{n,  moved, pts, bytes, flops, memFloorUs, fpFloorUs, frac, sums, peerAgree, peerSumRel, ts, tp, tsteps,
-                 tstream, sa[0].nIn, sa[0].nOut, streamBytes, streamPick, tcopy, 2.0 * sa[0].n16 * sizeof(int4)};
+    RowResult rr{n, moved, pts, bytes, flops, memFloorUs, fpFloorUs, frac, sums, peerAgree, peerSumRel, ts, tp, tsteps,
+                 tstream, sa[0].nIn, sa[0].nOut, streamBytes, streamPick, tcopy, copyBytes};
     rowsJson += std::string(rowsJson.empty() ? "" : ",\n") + rowJson(r, d.fields, d.L, d.elem, rr, val[ri], o);
     d.release();
     if (!writeJson(false)) return 1;  // after every row: a later crash keeps what was measured
