@@ -102,8 +102,7 @@ std::string plusTerm(long v) { return v == 0 ? "" : (v > 0 ? " + " : " - ") + st
 
 // The cp.async copy of plane `plane` of ring r into the slot `slot` (expressions).
 std::string ringCopy(const passes::SmemRing& r, const std::string& plane, const std::string& slot) {
-  return cIdent(r.field) + "C_.copy(" + ringName(r.field) + " + (" + slot + ") * " + std::to_string(r.rows * r.cols) + ", " +
-         cIdent(r.field) + ", L_, " + plane + ", tid_);";
+  return cIdent(r.field) + "C_.copy(" + slot + ", " + cIdent(r.field) + ", L_, " + plane + ");";
 }
 
 // The shared-memory rings of a kernel: their declarations, and the copies before the dim-0 loop (the
@@ -136,8 +135,8 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
     // The rows and columns the box's points read: the box grown by the tile's footprint (columns rounded
     // out to chunks, as the tile is).
     const int hi1 = r.lo1 + r.rows - tileRows, hi2 = r.a2 + r.cols - tileCols;
-    p.line("const stnc_rt::HintedTileCopier<real, " + std::to_string(r.rows) + ", " + std::to_string(r.cols) + ", kBlockX * kBlockY, " +
-           (reused ? "true" : "false") + "> " + cIdent(r.field) + "C_(L_, yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) +
+    p.line("const stnc_rt::RingCopier<real, " + std::to_string(r.rows) + ", " + std::to_string(r.cols) + ", kBlockX * kBlockY, " +
+           (reused ? "true" : "false") + "> " + cIdent(r.field) + "C_(L_, " + ringName(r.field) + ", yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) +
            ", tid_, B_.lo[1]" + plusTerm(r.lo1) + " - far_, B_.hi[1]" + plusTerm(hi1) + " + far_, B_.lo[2]" + plusTerm(r.a2) + " - far_, B_.hi[2]" +
            plusTerm(hi2) + " + far_);  // this thread's chunks of a " + r.field + " tile" + (reused ? " (read by neighbouring blocks too)" : " (this block's only)"));
     p.line("const real* const " + ringThreadName(r.field) + " = " + ringName(r.field) + " + (threadIdx.y" + rowsTimes + plusTerm(-r.lo1) + ") * " + std::to_string(r.cols) +
@@ -147,11 +146,12 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
              ringCopy(r, "x0_ + " + std::to_string(d), std::to_string((d - r.amin) % r.slots)));
   }
   p.line("stnc_rt::cpAsyncCommit();");
-  p.openScope("for (int i_ = 0; i_ < " + std::to_string(sp.depth) + "; ++i_)  // what iterations x0_-" + std::to_string(sp.depth) +
+  p.openScope("for (unsigned i_ = 0; i_ < " + std::to_string(sp.depth) + "; ++i_)  // what iterations x0_-" + std::to_string(sp.depth) +
               " .. x0_-1 would have issued");
+  p.openScope("if (x0_ + i_ < x1_)");
   for (const passes::SmemRing& r : sp.rings)
-    p.line("if (x0_ + i_ < x1_) " + ringCopy(r, "x0_ + " + std::to_string(r.amax) + " + i_", "(" + std::to_string(r.amax - r.amin) + " + i_) % " +
-                                          std::to_string(r.slots)));
+    p.line(ringCopy(r, "x0_ + " + std::to_string(r.amax) + " + i_", "(" + std::to_string(r.amax - r.amin) + " + i_) % " + std::to_string(r.slots)));
+  p.closeScope("");
   p.line("stnc_rt::cpAsyncCommit();");
   p.closeScope("");
 }
@@ -159,17 +159,18 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
 // The start of an iteration: issue the plane `depth` ahead, wait for the one read now, then the slot of
 // every plane offset this iteration reads.
 void emitRingIteration(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan& sp, const std::set<std::pair<std::string, int>>& planes) {
-  p.line("const int it_ = static_cast<int>(x_ - x0_);");
+  p.line("const unsigned it_ = static_cast<unsigned>(x_ - x0_);  // unsigned: the slots' remainders are cheaper");
+  p.openScope("if (x_ + " + std::to_string(sp.depth) + " < x1_)");
   for (const passes::SmemRing& r : sp.rings)
-    p.line("if (x_ + " + std::to_string(sp.depth) + " < x1_) " +
-           ringCopy(r, "x_ + " + std::to_string(r.amax + sp.depth), "(it_ + " + std::to_string(r.amax - r.amin + sp.depth) + ") % " +
-                                                                        std::to_string(r.slots)));
+    p.line(ringCopy(r, "x_ + " + std::to_string(r.amax + sp.depth), "(it_ + " + std::to_string(r.amax - r.amin + sp.depth) + ") % " +
+                                                                         std::to_string(r.slots)));
+  p.closeScope("");
   p.line("stnc_rt::cpAsyncCommit();");
   p.line("stnc_rt::cpAsyncWait<" + std::to_string(sp.depth) + ">();  // this thread's copies of the planes read now have landed");
   p.line("__syncthreads();  // and every other thread's");
   for (const auto& [field, d] : planes) {
     const passes::SmemRing& r = *ringOf(&sp, field);
-    p.line("const int " + ringSlotName(field, d) + " = ((it_ + " + std::to_string(d - r.amin) + ") % " + std::to_string(r.slots) + ") * " +
+    p.line("const int " + ringSlotName(field, d) + " = static_cast<int>((it_ + " + std::to_string(d - r.amin) + ") % " + std::to_string(r.slots) + ") * " +
            std::to_string(r.rows * r.cols) + ";  // slot of plane " + planeText(k, d));
   }
 }

@@ -103,9 +103,9 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   p.line("// Planes xs_ .. xs_+n_-1 feed the outputs x0_ .. x1_-1 (plane offsets " + num(sh.d0lo) + " .. " + num(sh.d0hi) + ").");
   p.line("const long xs_ = x0_" + signedTerm(sh.d0lo) + ", n_ = x1_ - x0_ + " + num(sh.d0hi - sh.d0lo) + ";");
   p.line("// Chunks of the tile outside the allocation are zero-filled; they feed only points outside the box.");
-  p.line("const stnc_rt::TileCopier<real, kTileRows, kTileCols, kBlockX * kBlockY> uC_(L_, yb_ - kR1, zb_ - kC2, tid_);");
+  p.line("const stnc_rt::RingCopier<real, kTileRows, kTileCols, kBlockX * kBlockY, true> uC_(L_, uS_, yb_ - kR1, zb_ - kC2, tid_);");
   p.openScope("for (int i_ = 0; i_ < kSlots - 2; ++i_)  // the first planes in flight");
-  p.line("if (i_ < n_) uC_.copy(uS_ + i_ * kTile, " + u + ", L_, xs_ + i_, tid_);");
+  p.line("if (i_ < n_) uC_.copy(static_cast<unsigned>(i_), " + u + ", L_, xs_ + i_);");
   p.line("stnc_rt::cpAsyncCommit();");
   p.closeScope("");
   p.line("// acc" + num(sh.accs - 1) + "_ is the output plane the current plane feeds first (offset " + num(sh.d0lo) + "), acc0_ the one it completes (offset " +
@@ -117,7 +117,7 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   if (k.schedule.unroll > 1)
     p.line("#pragma unroll " + num(k.schedule.unroll) + (k.schedule.unroll % sh.accs == 0 ? "  // a multiple of the accumulator planes: the shifts below become renames" : ""));
   p.openScope("for (long t_ = 0; t_ < n_; ++t_)");
-  p.line("if (t_ + kSlots - 2 < n_) uC_.copy(uS_ + ((t_ + kSlots - 2) % kSlots) * kTile, " + u + ", L_, xs_ + t_ + kSlots - 2, tid_);");
+  p.line("if (t_ + kSlots - 2 < n_) uC_.copy(static_cast<unsigned>((t_ + kSlots - 2) % kSlots), " + u + ", L_, xs_ + t_ + kSlots - 2);");
   p.line("stnc_rt::cpAsyncCommit();");
   p.line("stnc_rt::cpAsyncWait<kSlots - 2>();  // this thread's copies of plane t_ have landed");
   p.line("__syncthreads();  // and every other thread's");

@@ -187,6 +187,80 @@ __device__ __forceinline__ void storeOnce(V* p, const V& v) {
 }  // namespace stnc_rt
 #endif  // STNC_RUNTIME_CUDA_ASYNC_V2
 
+// The ring copier (session 9), which generated kernels use instead of the two copiers above (kept, unchanged,
+// for files generated before it that may share a translation unit). Everything a copy needs that does not
+// change from plane to plane is worked out once per thread: the shared-memory address of its first chunk,
+// each chunk's offset in a plane, and whether the chunk is read (16 bytes) or zero-filled (0 bytes read,
+// from an allocated element). A copy then costs per plane one range test and one multiply, and per chunk a
+// 64-bit add and a cp.async, with no branch: Nsight Compute measured the acoustic inner region issue-bound
+// (72 % of issue slots busy) with 30 instructions per TileCopier copy, 4 copies in a 385-instruction loop.
+// Slots: the ring's planes; copy(slot, ...) fills plane slot of the ring passed to the constructor.
+#ifndef STNC_RUNTIME_CUDA_ASYNC_V3
+#define STNC_RUNTIME_CUDA_ASYNC_V3
+namespace stnc_rt {
+
+// 16 bytes from src to the shared address s, or 16 zero bytes when n is 0. Kind: 0 no L2 hint, 1 evict
+// first, 2 evict last (as cpAsync16Hint).
+template <int Kind>
+__device__ __forceinline__ void cpAsyncShared(unsigned s, const void* src, int n) {
+  if constexpr (Kind == 1)
+    asm volatile("{\n.reg .b64 pol;\ncreatepolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
+                 "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, pol;\n}\n" ::"r"(s), "l"(src), "r"(n) : "memory");
+  else if constexpr (Kind == 2)
+    asm volatile("{\n.reg .b64 pol;\ncreatepolicy.fractional.L2::evict_last.b64 pol, 1.0;\n"
+                 "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, pol;\n}\n" ::"r"(s), "l"(src), "r"(n) : "memory");
+  else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(n) : "memory");
+}
+
+// The copies of one thread into a ring of Slots planes of a Rows x Cols tile (row-major) whose first element
+// is at (y, z) of every plane (z a multiple of 16 bytes in the interior frame), shared by the NT threads of a
+// block. Chunks outside the allocation are zero-filled, and so (STNC_RING_CLIP) are chunks wholly outside
+// [ylo, yhi) x [zlo, zhi), the rows and columns the box's points read; a plane outside the allocation is
+// skipped. Reused: whether neighbouring blocks read the tile too (the L2 hint; see HintedTileCopier).
+template <typename T, int Rows, int Cols, int NT, bool Reused>
+struct RingCopier {
+  static constexpr int kPer = 16 / static_cast<int>(sizeof(T)), kChunks = Rows * Cols / kPer, kMine = (kChunks + NT - 1) / NT;
+  static constexpr bool kRagged = kChunks % NT != 0;  // only some threads have a chunk in the last round
+  static constexpr unsigned kSlotBytes = Rows * Cols * sizeof(T);
+  static constexpr int kKind = (STNC_L2_HINTS & 1) && !Reused ? 1 : (STNC_L2_HINTS & 4) && Reused ? 2 : 0;
+  static_assert(Cols % kPer == 0, "tile rows are whole 16-byte chunks");
+  unsigned dst_;      // shared address of this thread's first chunk in slot 0
+  long src_[kMine];   // element offset of each chunk in plane 0
+  int bytes_[kMine];  // 16, or 0: zero-filled
+  bool last_;         // whether this thread has a chunk in the last round
+  __device__ __forceinline__ RingCopier(const Layout& L, T* ring, long y, long z, int tid, long ylo, long yhi, long zlo, long zhi)
+      : dst_(static_cast<unsigned>(__cvta_generic_to_shared(ring)) + static_cast<unsigned>(tid) * 16u), last_(tid + (kMine - 1) * NT < kChunks) {
+    const long rowHi = L.dim[1] - L.pad[1], colHi = L.dim[2] - L.pad[2];
+#if !STNC_RING_CLIP
+    ylo = -L.pad[1], yhi = rowHi, zlo = -L.pad[2], zhi = colHi;
+#endif
+#pragma unroll
+    for (int j = 0; j < kMine; ++j) {
+      const int i = tid + j * NT, r = i / (Cols / kPer), c = (i - r * (Cols / kPer)) * kPer;
+      const long yy = y + r, zz = z + c;
+      const bool read = i < kChunks && yy >= -L.pad[1] && yy < rowHi && zz >= -L.pad[2] && zz + kPer <= colHi &&
+                        yy >= ylo && yy < yhi && zz + kPer > zlo && zz < zhi;
+      src_[j] = read ? at(L, 0, yy, zz) : L.origin;  // zero-filled chunks name element (x, 0, 0): allocated
+      bytes_[j] = read ? 16 : 0;
+    }
+  }
+  // Without clipping: every chunk inside the allocation is read.
+  __device__ __forceinline__ RingCopier(const Layout& L, T* ring, long y, long z, int tid)
+      : RingCopier(L, ring, y, z, tid, -L.pad[1], L.dim[1], -L.pad[2], L.dim[2]) {}
+  __device__ __forceinline__ void copy(unsigned slot, const T* a, const Layout& L, long x) const {
+    if (x < -L.pad[0] || x >= L.dim[0] - L.pad[0]) return;
+    const T* plane = a + x * L.stride[0];
+    const unsigned s = dst_ + slot * kSlotBytes;
+#pragma unroll
+    for (int j = 0; j < kMine; ++j)
+      if (j + 1 < kMine || !kRagged || last_) cpAsyncShared<kKind>(s + static_cast<unsigned>(j * NT * 16), plane + src_[j], bytes_[j]);
+  }
+};
+
+}  // namespace stnc_rt
+#endif  // STNC_RUNTIME_CUDA_ASYNC_V3
+
 // Timing helpers (session 5): the generated C entry point (`stnc run --bench`, `--autotune`) reads a
 // buffer four times the L2 before every timed sweep, so each sweep starts with a cold L2 like the
 // benchmark harness's (bench/harness): at 256^3 an array or two otherwise survive in the 60 MB L2

@@ -1,7 +1,7 @@
 // codegen/cuda with shared-memory rings (--smem): the structure the ring protocol needs (every thread
 // copies and meets the barrier, the wait depth is the prefetch, stores guarded), and per-part schedules
 // (a region part whose rings do not fit the policy's budget gets narrower rings, or its own L1 schedule,
-// in its own namespace), and the L2 hints (HintedTileCopier, storeOnce).
+// in its own namespace), and the L2 hints (RingCopier, storeOnce).
 // The GPU validates the kernels bit for bit (scripts/gpu-check.sh); this pins the emitted decisions.
 #include <doctest/doctest.h>
 
@@ -40,12 +40,12 @@ TEST_CASE("the policy gives the inner region rings of 4-point groups and the she
   const std::string inner = kernelText(cu, "sweepPart_inner");
   CHECK(inner.find("extern __shared__ float4 smem_[];") != std::string::npos);
   // u has a halo (read by neighbouring blocks too); v and roc2 tiles are this block's only.
-  CHECK(inner.find("stnc_rt::HintedTileCopier<real, 24, 80, kBlockX * kBlockY, true> uC_") != std::string::npos);
-  CHECK(inner.find("stnc_rt::HintedTileCopier<real, 16, 64, kBlockX * kBlockY, false> roc2C_") != std::string::npos);
+  CHECK(inner.find("stnc_rt::RingCopier<real, 24, 80, kBlockX * kBlockY, true> uC_") != std::string::npos);
+  CHECK(inner.find("stnc_rt::RingCopier<real, 16, 64, kBlockX * kBlockY, false> roc2C_") != std::string::npos);
   // Each copier knows the rows and columns the box's points read (the box grown by the footprint).
-  CHECK(inner.find("uC_(L_, yb_ - 4, zb_ - 8, tid_, B_.lo[1] - 4 - far_, B_.hi[1] + 4 + far_, B_.lo[2] - 8 - far_, B_.hi[2] + 8 + far_);") !=
+  CHECK(inner.find("uC_(L_, uS_, yb_ - 4, zb_ - 8, tid_, B_.lo[1] - 4 - far_, B_.hi[1] + 4 + far_, B_.lo[2] - 8 - far_, B_.hi[2] + 8 + far_);") !=
         std::string::npos);
-  CHECK(inner.find("roc2C_(L_, yb_, zb_, tid_, B_.lo[1] - far_, B_.hi[1] + far_, B_.lo[2] - far_, B_.hi[2] + far_);") != std::string::npos);
+  CHECK(inner.find("roc2C_(L_, roc2S_, yb_, zb_, tid_, B_.lo[1] - far_, B_.hi[1] + far_, B_.lo[2] - far_, B_.hi[2] + far_);") != std::string::npos);
   // ... and clips to them only in boxes two tiles across (thin PML faces read whole tiles: measured faster).
   CHECK(inner.find("const long far_ = B_.hi[1] - B_.lo[1] >= 2 * kBlockY && B_.hi[2] - B_.lo[2] >= 2 * kBlockX * kVec ? 0 : 1L << 40;") !=
         std::string::npos);
@@ -63,7 +63,7 @@ TEST_CASE("the policy gives the inner region rings of 4-point groups and the she
   CHECK(cu.find("default_part::launchPart(") != std::string::npos);
   const std::string shell = kernelText(cu, "sweepPart");
   CHECK(shell.find("extern __shared__") != std::string::npos);
-  CHECK(shell.find("stnc_rt::HintedTileCopier<real, 18, 48, kBlockX * kBlockY, true> etaC_") != std::string::npos);
+  CHECK(shell.find("stnc_rt::RingCopier<real, 18, 48, kBlockX * kBlockY, true> etaC_") != std::string::npos);
   CHECK(shell.find("stnc_rt::storeOnce(reinterpret_cast<float2*>(&phi[p_]), float2{") != std::string::npos);
   // A 27-column face fills three quarters of a 32-column tile: the ring kernel takes boxes that wide.
   CHECK(cu.find("if (!(B_.hi[2] - B_.lo[2] < kBlockX * 2 * 3 / 4) && ") != std::string::npos);
@@ -96,7 +96,7 @@ TEST_CASE("ring kernels of several rows per thread: the block's first row, each 
   CHECK(k.find("const long y_ = B_.lo[1] + (blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y) * 2;") != std::string::npos);
   CHECK(k.find("yb_ = y_ - threadIdx.y * 2;") != std::string::npos);
   // 16 threads x 2 rows and one row of footprint each side; the thread's point two rows down per threadIdx.y.
-  CHECK(k.find("stnc_rt::HintedTileCopier<real, 34, 40, kBlockX * kBlockY, true> uC_") != std::string::npos);
+  CHECK(k.find("stnc_rt::RingCopier<real, 34, 40, kBlockX * kBlockY, true> uC_") != std::string::npos);
   CHECK(k.find("uT_ = uS_ + (threadIdx.y * 2 + 1) * 40 + threadIdx.x * kVec + 4;") != std::string::npos);
   // Row 1 of a thread may lie past the box (and past the allocation): its queue loads and stores are guarded.
   CHECK(k.find("((act_ && y_ + 1 < B_.hi[1]) ? *reinterpret_cast<const double2*>(&u[p_ - s0_ + s1_]) : double2{})") != std::string::npos);

@@ -263,7 +263,7 @@ TEST_CASE("the sumfactor CUDA code: a tile ring through cp.async, one barrier pe
   CHECK(cu.find("constexpr int kSlots = 5;") != std::string::npos);
   // The window's 2 columns (16 bytes) each side are copied as whole 32-byte sectors: 4 columns.
   CHECK(cu.find("constexpr int kC2 = 4;") != std::string::npos);
-  CHECK(cu.find("stnc_rt::TileCopier<real, kTileRows, kTileCols, kBlockX * kBlockY> uC_(L_, yb_ - kR1, zb_ - kC2, tid_);") != std::string::npos);
+  CHECK(cu.find("stnc_rt::RingCopier<real, kTileRows, kTileCols, kBlockX * kBlockY, true> uC_(L_, uS_, yb_ - kR1, zb_ - kC2, tid_);") != std::string::npos);
   CHECK(cu.find("threadIdx.x * kVec + (kC2 - kA2);  // this thread's window in slot 0") != std::string::npos);
   CHECK(cu.find("stnc_rt::cpAsyncWait<kSlots - 2>();") != std::string::npos);
   CHECK(cu.find("X2_[r_][c_] = w_[kA2 + c_ - 2] + w_[kA2 + c_ + 2];") != std::string::npos);
