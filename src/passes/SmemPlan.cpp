@@ -4,12 +4,9 @@
 #include <climits>
 
 #include "passes/ChooseSchedule.h"
+#include "support/IntMath.h"
 
 namespace stnc::passes {
-
-namespace {
-int floorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-}  // namespace
 
 ColumnSpan ringColumns(int lo2, int hi2, int width, int rows, int threads, int elem) {
   const int per = 16 / elem, sector = std::max(per, 32 / elem);

@@ -22,6 +22,7 @@
 #include "passes/ChooseSchedule.h"
 #include "passes/FuseRegions.h"
 #include "passes/SmemPlan.h"
+#include "support/IntMath.h"
 
 namespace stnc::codegen {
 

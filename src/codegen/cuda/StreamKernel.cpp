@@ -8,6 +8,7 @@
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
 #include "passes/ChooseSchedule.h"
+#include "support/IntMath.h"
 
 namespace stnc::codegen {
 
@@ -99,6 +100,8 @@ const passes::SmemRing* ringOf(const passes::SmemPlan* sp, const std::string& fi
 // "i-1", "i", "i+4": the plane at dim-0 offset d.
 std::string planeText(const dag::Kernel& k, int d) { return k.axes[0] + (d == 0 ? "" : (d > 0 ? "+" : "") + std::to_string(d)); }
 std::string plusTerm(long v) { return v == 0 ? "" : (v > 0 ? " + " : " - ") + std::to_string(v < 0 ? -v : v); }
+// " * N" for N rows per thread (threadIdx.y counts threads, not rows), "" for one.
+std::string rowsFactor(int rows) { return rows > 1 ? " * " + std::to_string(rows) : ""; }
 
 // The cp.async copy of plane `plane` of ring r into the slot `slot` (expressions).
 std::string ringCopy(const passes::SmemRing& r, const std::string& plane, const std::string& slot) {
@@ -123,7 +126,7 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
   p.line("const int tid_ = threadIdx.y * kBlockX + threadIdx.x;");
   const int tileCols = std::max(1, k.schedule.blockX) * std::max(1, k.schedule.vec);
   const int tileRows = k.schedule.blockY * rows;
-  const std::string rowsTimes = rows > 1 ? " * " + std::to_string(rows) : "";
+  const std::string rowsTimes = rowsFactor(rows);
   p.line("// Tile copies skip the chunks no point of the box reads (STNC_RING_CLIP, default on) only for boxes at");
   p.line("// least two tiles across in dims 1 and 2: measured (samples/acoustic/profile.sh) it cut the acoustic");
   p.line("// inner region's DRAM reads 5.99 -> 5.41 GB and 2030 -> 1906 us, but slowed the 27-wide PML faces");
@@ -247,7 +250,7 @@ class StreamEmitter {
       p_.line("const long y_ = B_.lo[1] + (blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y) * " + std::to_string(rows) + ";");
     }
     if (sp_) {
-      p_.line("const long zb_ = z_ - threadIdx.x * kVec, yb_ = y_ - threadIdx.y" + std::string(rows > 1 ? " * " + std::to_string(rows) : "") +
+      p_.line("const long zb_ = z_ - threadIdx.x * kVec, yb_ = y_ - threadIdx.y" + rowsFactor(rows) +
               ";  // the block's first column and row");
       p_.line("// Threads outside the box still copy and meet the barriers; they compute from zero-filled or");
       p_.line("// neighbouring values and store nothing." +

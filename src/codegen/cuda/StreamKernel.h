@@ -25,9 +25,6 @@ struct Queue {
 // dim 0 gets no queue in a part that does not read it (it would be loaded for nothing).
 std::vector<Queue> queuesOf(const dag::Context& ctx, const dag::Kernel& k, int rows = 1, int vec = 1, int part = -2);
 
-// Floor division (offsets may be negative).
-inline int floorDiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
 // The __global__ kernel `kname`(L_, B_, [R_,] chunk_, `params`) computing part `part` (a region index, or
 // -1 for the default equations) with `rows` x `vec` points per thread. sp: the planes come through these
 // shared-memory rings (rows must be 1; every thread takes part in the copies and barriers, only those

@@ -56,6 +56,29 @@ cudaError_t fillBoundaryDimDevice(T* a, const Layout& L, int d, int kind, T valu
 
 #endif  // STNC_RUNTIME_CUDA_H_V1
 
+// The one cp.async of the runtime (session 9; own guard, ahead of the copiers that use it; files generated
+// by the first session-9 compiler define it inside STNC_RUNTIME_CUDA_ASYNC_V3).
+#if !defined(STNC_RUNTIME_CUDA_CP_ASYNC_V1) && !defined(STNC_RUNTIME_CUDA_ASYNC_V3)
+#define STNC_RUNTIME_CUDA_CP_ASYNC_V1
+namespace stnc_rt {
+
+// 16 bytes from src to the shared address s, or 16 zero bytes when n is 0 (nothing read). Kind: 0 no L2
+// hint, 1 evict first, 2 evict last (createpolicy per copy: only the opt-in STNC_L2_HINTS 1 and 4 use them).
+template <int Kind>
+__device__ __forceinline__ void cpAsyncShared(unsigned s, const void* src, int n) {
+  if constexpr (Kind == 1)
+    asm volatile("{\n.reg .b64 pol;\ncreatepolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
+                 "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, pol;\n}\n" ::"r"(s), "l"(src), "r"(n) : "memory");
+  else if constexpr (Kind == 2)
+    asm volatile("{\n.reg .b64 pol;\ncreatepolicy.fractional.L2::evict_last.b64 pol, 1.0;\n"
+                 "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, pol;\n}\n" ::"r"(s), "l"(src), "r"(n) : "memory");
+  else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(n) : "memory");
+}
+
+}  // namespace stnc_rt
+#endif  // STNC_RUNTIME_CUDA_CP_ASYNC_V1 (or ASYNC_V3)
+
 // Shared-memory plane pipeline (the stream schedule with --smem=on): 16-byte cp.async copies of a
 // tile of one plane into shared memory, zero-filled where the tile leaves the allocated array (those
 // values only feed points outside the box, which are never stored). Own guard: files generated
@@ -65,9 +88,8 @@ cudaError_t fillBoundaryDimDevice(T* a, const Layout& L, int d, int kind, T valu
 namespace stnc_rt {
 
 __device__ __forceinline__ void cpAsync16(void* dst, const void* src, bool valid) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  const int n = valid ? 16 : 0;  // 0 bytes read: the 16 bytes are zero-filled
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(n) : "memory");
+  // 0 bytes read when !valid: the 16 bytes are zero-filled
+  cpAsyncShared<0>(static_cast<unsigned>(__cvta_generic_to_shared(dst)), src, valid ? 16 : 0);
 }
 __device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N>
@@ -128,16 +150,7 @@ namespace stnc_rt {
 // Kind: 0 no hint, 1 evict first, 2 evict last.
 template <int Kind>
 __device__ __forceinline__ void cpAsync16Hint(void* dst, const void* src, bool valid) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  const int n = valid ? 16 : 0;
-  if constexpr (Kind == 1)
-    asm volatile("{\n.reg .b64 pol;\ncreatepolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
-                 "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, pol;\n}\n" ::"r"(s), "l"(src), "r"(n) : "memory");
-  else if constexpr (Kind == 2)
-    asm volatile("{\n.reg .b64 pol;\ncreatepolicy.fractional.L2::evict_last.b64 pol, 1.0;\n"
-                 "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, pol;\n}\n" ::"r"(s), "l"(src), "r"(n) : "memory");
-  else
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(n) : "memory");
+  cpAsyncShared<Kind>(static_cast<unsigned>(__cvta_generic_to_shared(dst)), src, valid ? 16 : 0);
 }
 
 // A TileCopier whose copies carry an L2 policy: Reused false for tiles only this block reads.
@@ -198,20 +211,6 @@ __device__ __forceinline__ void storeOnce(V* p, const V& v) {
 #ifndef STNC_RUNTIME_CUDA_ASYNC_V3
 #define STNC_RUNTIME_CUDA_ASYNC_V3
 namespace stnc_rt {
-
-// 16 bytes from src to the shared address s, or 16 zero bytes when n is 0. Kind: 0 no L2 hint, 1 evict
-// first, 2 evict last (as cpAsync16Hint).
-template <int Kind>
-__device__ __forceinline__ void cpAsyncShared(unsigned s, const void* src, int n) {
-  if constexpr (Kind == 1)
-    asm volatile("{\n.reg .b64 pol;\ncreatepolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
-                 "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, pol;\n}\n" ::"r"(s), "l"(src), "r"(n) : "memory");
-  else if constexpr (Kind == 2)
-    asm volatile("{\n.reg .b64 pol;\ncreatepolicy.fractional.L2::evict_last.b64 pol, 1.0;\n"
-                 "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, pol;\n}\n" ::"r"(s), "l"(src), "r"(n) : "memory");
-  else
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(n) : "memory");
-}
 
 // The copies of one thread into a ring of Slots planes of a Rows x Cols tile (row-major) whose first element
 // is at (y, z) of every plane (z a multiple of 16 bytes in the interior frame), shared by the NT threads of a
