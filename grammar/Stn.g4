@@ -16,6 +16,7 @@ decl
   | 'offsets' ID '=' ID '(' expr ')' ';'                        # offsetsShapeDecl
   | 'stencil' ID '(' idList ')' (':' ID)? '{' stmt* '}'         # stencilDecl
   | 'group' ID '=' idList ';'                                   # groupDecl
+  | ID ID ID scheduleArgs? ';'                                  # scheduleDecl
   ;
 
 offsetEntry : '[' expr (',' expr)* ']' (':' expr)? ;
@@ -28,7 +29,14 @@ stmt
   | 'boundary' ID ('(' idList ')')? '=' ID ('(' expr ')')? ';'  # boundaryStmt
   | 'region' ID '=' '[' regionRange (',' regionRange)* ']' ';'  # regionStmt
   | ID ('@' ID)? '=' expr ';'                                   # equationStmt
+  | ID ID scheduleArgs? ';'                                     # scheduleStmt
   ;
+
+// schedule [KERNEL] STRATEGY(key = value, ...): `schedule` is checked by sema (a plain identifier here,
+// like the other contextual words); values are numbers, words (on, off) or block shapes (32x8 lexes as
+// the number 32 and the identifier x8).
+scheduleArgs : '(' (scheduleArg (',' scheduleArg)*)? ')' ;
+scheduleArg  : key=ID '=' (num=NUMBER dims=ID? | word=ID) ;
 
 // A slice of one axis: lo:hi with lo >= 0 counted from the start and hi <= 0 from the end
 // (Python-like; empty = 0), e.g. [4:-4, :, 0:-1].

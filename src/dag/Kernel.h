@@ -141,9 +141,23 @@ struct SumFactor {
   int r2() const;  // largest |a|
 };
 
+// The CUDA schedule the source asks for (`schedule stream(block = 32x8, rows = 2);` in a stencil, or
+// `schedule NAME stream(...);` at the top level, e.g. for a group; docs/EXTENSIONS.md). Unset values:
+// "" for words, 0 (-1 for prefetch) for numbers. Options on the command line win value by value; a saved
+// or autotuned schedule does not replace it.
+struct ScheduleRequest {
+  bool present = false;
+  Loc loc;
+  std::string text;      // as written (without `schedule`), for --report and the generated comment
+  std::string strategy;  // "" | auto | naive | stream
+  int blockX = 0, blockY = 0, chunk = 0, unroll = 0, prefetch = -1, rows = 0, vec = 0;
+  std::string smem;      // "" | auto | on | off
+};
+
 struct Kernel {
   std::string name;
   Loc loc;
+  ScheduleRequest request;  // from the source (sema checked it); not present: the policy chooses
   bool isGroup = false;
   std::vector<std::string> members;  // groups: member stencils, in order
   std::vector<std::string> axes;

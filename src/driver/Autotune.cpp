@@ -197,9 +197,11 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
   for (size_t c = 0; c < cands.size(); ++c) {
     bool fresh = c == 0, tooBig = false;
     for (size_t i = 0; i < K; ++i) {
-      dag::Schedule s = trials[c].kernels[i].schedule = sched[i][c] =
-          passes::chooseSchedule(trials[c].ctx, trials[c].kernels[i], cands[c]);
-      passes::fillPartSchedules(trials[c].ctx, trials[c].kernels[i], cands[c]);
+      // A kernel whose source gives its schedule keeps it in every candidate (the command line still wins).
+      const dag::ScheduleRequest& req = m.kernels[i].request;
+      const passes::ScheduleOverride o = req.present ? passes::withRequest(base, req) : cands[c];
+      dag::Schedule s = trials[c].kernels[i].schedule = sched[i][c] = passes::chooseSchedule(trials[c].ctx, trials[c].kernels[i], o);
+      passes::fillPartSchedules(trials[c].ctx, trials[c].kernels[i], o);
       tooBig |= (s.rows > 1 || s.vec > 1) && maxPartOutputs(m.kernels[i]) > 2;
       bool seen = false;
       for (size_t d = 0; d < c; ++d) seen |= !skip[d] && same(sched[i][d], s);
@@ -260,6 +262,14 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
   json file = {{"stnc", stncVersion()}, {"source", m.sourceName}, {"arch", o.arch}, {"reps", o.reps}, {"kernels", json::object()}};
   for (size_t i = 0; i < K; ++i) {
     dag::Kernel& k = m.kernels[i];
+    if (k.request.present) {  // not tuned: the schedule the source gives (timed once), not saved
+      k.schedule = sched[i][0];
+      k.schedule.reason += "; the source asks for schedule " + k.request.text + " (not autotuned)";
+      passes::fillPartSchedules(m.ctx, k, passes::withRequest(base, k.request));
+      log << "autotune: " << k.name << ": the source's schedule " << k.request.text << " (" << (us[i][0] > 0 ? std::to_string(us[i][0]) : "untimed")
+          << " us)\n";
+      continue;
+    }
     size_t best = 0;
     for (size_t c = 0; c < cands.size(); ++c)
       if (us[i][c] > 0 && (us[i][best] <= 0 || us[i][c] < us[i][best])) best = c;
@@ -294,6 +304,10 @@ int applySchedules(dag::Module& m, const std::string& text, std::string& error) 
   int set = 0;
   for (dag::Kernel& k : m.kernels) {
     if (!j["kernels"].contains(k.name)) continue;
+    if (k.request.present) {  // the source's schedule wins over a saved one
+      std::fprintf(stderr, "stnc: note: '%s' keeps the schedule its source gives; the saved one is not used\n", k.name.c_str());
+      continue;
+    }
     const json& e = j["kernels"][k.name];
     if (!e.is_object() || e.value("fingerprint", "") != kernelFingerprint(m, k)) {  // the stencil changed
       std::fprintf(stderr, "stnc: note: the saved schedule of '%s' is for another version of it; choosing anew\n", k.name.c_str());

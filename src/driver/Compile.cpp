@@ -63,7 +63,8 @@ std::optional<dag::Module> Frontend::compile(const std::string& path) {
 void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
   app.add_option("--schedule", fe.schedule.strategy,
                  "CUDA mapping: auto (chosen from the DAG), naive (one point per thread) or stream "
-                 "(2.5-D along the first axis with register queues)")
+                 "(2.5-D along the first axis with register queues). A `schedule stream(block = 32x8, ...);` "
+                 "statement in the source sets these for one kernel; options given here win over it")
       ->check(CLI::IsMember({"auto", "naive", "stream"}))
       ->capture_default_str();
   app.add_option("--block", block, "CUDA thread block XxY over the two innermost axes (default 32x8)");

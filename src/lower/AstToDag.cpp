@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "sema/ScheduleArgs.h"
 #include "support/Error.h"
 
 namespace stnc::lower {
@@ -711,6 +712,22 @@ std::optional<dag::Module> lowerProgram(const ast::Program& prog, const sema::Sy
     k.isGroup = true;
     for (auto& mem : gr.members) k.members.push_back(mem.name);
     m.kernels.push_back(std::move(k));
+  }
+  // The schedules the source asks for (checked by sema): in a stencil, or at the top level by name.
+  std::map<std::string, const ast::ScheduleDecl*> asked;
+  for (auto& s : prog.merged.stencils)
+    for (auto& d : s.schedules) asked.emplace(s.id.name, &d);
+  for (auto& d : prog.merged.schedules) asked.emplace(d.kernel.name, &d);
+  for (dag::Kernel& k : m.kernels) {
+    auto it = asked.find(k.name);
+    if (it == asked.end() || it->second->keyword.name != "schedule") continue;
+    const ast::ScheduleDecl& d = *it->second;
+    k.request.present = true;
+    k.request.loc = d.loc;
+    k.request.text = d.text;
+    k.request.strategy = d.strategy.name;
+    std::string expected;
+    for (const ast::ScheduleArg& a : d.args) sema::readScheduleArg(a.key.name, a.value, k.request, expected);
   }
   if (diags.errorCount() > before) return std::nullopt;
   return m;

@@ -35,10 +35,10 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   }
   if (o.strategy == "naive" || (o.strategy == "stream" && k.rank() != 3)) {
     s.strategy = dag::Strategy::Naive;
-    s.reason = o.strategy == "naive" ? "forced by --schedule=naive" : "stream needs 3 axes; naive";
+    s.reason = o.strategy == "naive" ? "forced (--schedule=naive or the source's schedule)" : "stream needs 3 axes; naive";
   } else if (o.strategy == "stream") {
     s.strategy = dag::Strategy::Stream;
-    s.reason = "forced by --schedule=stream";
+    s.reason = "forced (--schedule=stream or the source's schedule)";
   } else if (k.sumFactor) {
     // The factored weighted sum (passes/FactorSums): each plane's partial sums are computed once per
     // point from a shared-memory tile and feed the outputs of every plane they reach. 16x8 threads of
@@ -159,7 +159,8 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   force(o.prefetch >= 0, s.prefetch, o.prefetch, "prefetch");
   force(o.rows > 0, s.rows, o.rows, "rows");
   force(o.vec > 0, s.vec, o.vec, "vec");
-  if (!forced.empty() && s.strategy != dag::Strategy::Naive) s.reason += "; overridden (options, a saved or autotuned schedule): " + forced;
+  if (!forced.empty() && s.strategy != dag::Strategy::Naive)
+    s.reason += "; overridden (options, the source's schedule, a saved or autotuned one): " + forced;
   // A vector is at most 16 bytes (one LDG.128 per thread); the naive mapping has no vector form.
   const int maxVec = static_cast<int>(16 / dag::elemSize(k.type));
   if (s.vec > maxVec) {
@@ -279,10 +280,26 @@ void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOv
   }
 }
 
+ScheduleOverride withRequest(const ScheduleOverride& o, const dag::ScheduleRequest& r) {
+  if (!r.present) return o;
+  ScheduleOverride m = o;  // what the command line sets stays
+  if (m.strategy == "auto" && !r.strategy.empty()) m.strategy = r.strategy;
+  if (m.blockX == 0 && m.blockY == 0 && r.blockX > 0) m.blockX = r.blockX, m.blockY = r.blockY;
+  if (m.chunk == 0) m.chunk = r.chunk;
+  if (m.unroll == 0) m.unroll = r.unroll;
+  if (m.prefetch < 0) m.prefetch = r.prefetch;
+  if (m.rows == 0) m.rows = r.rows;
+  if (m.vec == 0) m.vec = r.vec;
+  if (m.smem == "auto" && !r.smem.empty()) m.smem = r.smem;
+  return m;
+}
+
 bool chooseSchedules(dag::Module& m, DiagEngine&, const ScheduleOverride& o) {
   for (dag::Kernel& k : m.kernels) {
-    k.schedule = chooseSchedule(m.ctx, k, o);
-    fillPartSchedules(m.ctx, k, o);
+    const ScheduleOverride ko = withRequest(o, k.request);
+    k.schedule = chooseSchedule(m.ctx, k, ko);
+    if (k.request.present) k.schedule.reason += "; the source asks for schedule " + k.request.text;
+    fillPartSchedules(m.ctx, k, ko);
     chooseFusion(m.ctx, k, o.fuseRegions);
   }
   return false;

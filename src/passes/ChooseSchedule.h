@@ -44,6 +44,9 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
 // first, then naive and stream variants of block shape, rows per thread, prefetch and unrolling.
 // Non-schedule settings of base (contractFma) are kept in every candidate.
 std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base);
+// o with the values the kernel's source schedule sets where o (the command line, or an autotuner
+// candidate) leaves them to the policy; o itself when the source has none.
+ScheduleOverride withRequest(const ScheduleOverride& o, const dag::ScheduleRequest& r);
 // True when the user forced any schedule choice (then saved schedules are not applied).
 bool forcesSchedule(const ScheduleOverride& o);
 // Recomputes k.partSchedules from k.schedule: with the policy's shared-memory rings (smem 2), a part

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "dag/Node.h"
+#include "sema/ScheduleArgs.h"
 
 namespace stnc::sema {
 
@@ -28,6 +29,7 @@ class DeclChecker {
     for (auto& o : m.offsets) checkOffsets(o);
     for (auto& s : m.stencils) checkStencil(s);
     for (auto& g : m.groups) checkGroup(g);
+    checkSchedules(m);
     return syms_;
   }
 
@@ -187,6 +189,53 @@ class DeclChecker {
       auto typeOf = [](const ast::StencilDecl* x) { return x->type.name.empty() ? std::string("f64") : x->type.name; };
       if (!sameAxes || typeOf(s) != typeOf(first))
         diags_.report(DiagId::err_group_axes, m.loc) << g.id.name << first->id.name << s->id.name;
+    }
+  }
+
+  // `schedule STRATEGY(key = value, ...)`: the keyword, the strategy, known keys with valid values, each once;
+  // one schedule per stencil or group, whether given in the stencil or at the top level by name.
+  void checkSchedule(const ast::ScheduleDecl& d) {
+    if (d.keyword.name != "schedule") {
+      diags_.report(DiagId::err_schedule_keyword, d.keyword.loc) << d.keyword.name;
+      return;
+    }
+    if (!isScheduleStrategy(d.strategy.name)) diags_.report(DiagId::err_schedule_strategy, d.strategy.loc) << d.strategy.name;
+    std::set<std::string> seen;
+    for (const ast::ScheduleArg& a : d.args) {
+      if (!seen.insert(a.key.name).second) {
+        diags_.report(DiagId::err_schedule_option_twice, a.key.loc) << a.key.name;
+        continue;
+      }
+      dag::ScheduleRequest r;
+      std::string expected;
+      if (readScheduleArg(a.key.name, a.value, r, expected)) continue;
+      if (expected.empty())
+        diags_.report(DiagId::err_schedule_key, a.key.loc) << a.key.name;
+      else
+        diags_.report(DiagId::err_schedule_value, a.key.loc) << a.key.name << a.value << expected;
+    }
+  }
+  void checkSchedules(const ast::Module& m) {
+    std::map<std::string, Loc> owner;  // kernel -> its schedule
+    auto claim = [&](const std::string& kernel, const ast::ScheduleDecl& d) {
+      auto [it, fresh] = owner.emplace(kernel, d.loc);
+      if (fresh) return;
+      diags_.report(DiagId::err_schedule_twice, d.loc) << kernel;
+      diags_.report(DiagId::note_previous, it->second);
+    };
+    for (const ast::StencilDecl& s : m.stencils)
+      for (const ast::ScheduleDecl& d : s.schedules) {
+        checkSchedule(d);
+        if (d.keyword.name == "schedule") claim(s.id.name, d);
+      }
+    for (const ast::ScheduleDecl& d : m.schedules) {
+      checkSchedule(d);
+      if (d.keyword.name != "schedule") continue;
+      if (!syms_.stencils.count(d.kernel.name) && !syms_.groups.count(d.kernel.name)) {
+        diags_.report(DiagId::err_schedule_kernel, d.kernel.loc) << d.kernel.name;
+        continue;
+      }
+      claim(d.kernel.name, d);
     }
   }
 

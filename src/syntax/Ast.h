@@ -105,6 +105,23 @@ struct RegionDecl {
   std::vector<std::pair<ExprP, ExprP>> ranges;  // null = 0
 };
 
+// schedule STRATEGY(key = value, ...);  in a stencil, or  schedule KERNEL STRATEGY(...);  at the top level
+// (a group, or a stencil by name): the CUDA schedule the author asks for. `keyword` is the statement's first
+// word (sema rejects anything but `schedule`: the grammar keeps it a plain identifier, so fields and
+// params may still be called `schedule`).
+struct ScheduleArg {
+  Named key;
+  std::string value;  // as written: "32x8", "2", "on"
+};
+struct ScheduleDecl {
+  Loc loc;
+  Named keyword;
+  Named kernel;    // top level: the stencil or group; in a stencil: empty (that stencil)
+  Named strategy;  // auto | naive | stream
+  std::vector<ScheduleArg> args;
+  std::string text;  // "stream(block = 32x8)", as written (whitespace collapsed)
+};
+
 struct StencilDecl {
   Named id;
   std::vector<Named> axes;
@@ -116,6 +133,7 @@ struct StencilDecl {
   std::vector<SwapStmt> swaps;
   std::vector<BoundaryStmt> boundaries;
   std::vector<RegionDecl> regions;
+  std::vector<ScheduleDecl> schedules;  // at most one (sema)
 };
 
 struct GroupDecl {
@@ -137,6 +155,7 @@ struct Module {
   std::vector<OffsetsDecl> offsets;
   std::vector<StencilDecl> stencils;
   std::vector<GroupDecl> groups;
+  std::vector<ScheduleDecl> schedules;  // top-level `schedule KERNEL STRATEGY(...);`
 };
 
 // All modules of a compilation merged, imported files first (declaration order is kept).

@@ -74,6 +74,7 @@ void printAst(std::ostream& os, const ast::Module& m) {
       for (auto& a : b.axes) os << " " << a.name;
       os << " " << b.rule.name << (b.value ? " " + exprToString(*b.value) : "") << ")\n";
     }
+    for (auto& d : s.schedules) os << "  (" << d.keyword.name << " " << d.text << ")\n";
     os << ")\n";
   }
   for (auto& g : m.groups) {
@@ -81,6 +82,7 @@ void printAst(std::ostream& os, const ast::Module& m) {
     for (auto& mem : g.members) os << " " << mem.name;
     os << ")\n";
   }
+  for (auto& d : m.schedules) os << "(" << d.keyword.name << " " << d.kernel.name << " " << d.text << ")\n";
 }
 
 }  // namespace stnc

@@ -100,6 +100,7 @@ class Loader {
     move(into.offsets, m.offsets);
     move(into.stencils, m.stencils);
     move(into.groups, m.groups);
+    move(into.schedules, m.schedules);
   }
 
   const LoadOptions& opts_;

@@ -49,6 +49,7 @@ class AstBuilder {
   }
   Loc loc(antlr4::ParserRuleContext* c) const { return loc(c->getStart()); }
   ast::Named named(antlr4::tree::TerminalNode* n) const { return {n->getText(), loc(n->getSymbol())}; }
+  ast::Named named(antlr4::Token* t) const { return {t->getText(), loc(t)}; }
   std::vector<ast::Named> names(P::IdListContext* l) const {
     std::vector<ast::Named> out;
     if (!l) return out;
@@ -121,7 +122,32 @@ class AstBuilder {
       m.stencils.push_back(stencil(c));
     } else if (auto* c = dynamic_cast<P::GroupDeclContext*>(d)) {
       m.groups.push_back({named(c->ID()), names(c->idList())});
+    } else if (auto* c = dynamic_cast<P::ScheduleDeclContext*>(d)) {
+      m.schedules.push_back(schedule(c, c->ID(0), c->ID(1), c->ID(2), c->scheduleArgs()));
     }
+  }
+
+  // `schedule [KERNEL] STRATEGY(key = value, ...)`: kernel is null inside a stencil.
+  ast::ScheduleDecl schedule(antlr4::ParserRuleContext* c, antlr4::tree::TerminalNode* keyword, antlr4::tree::TerminalNode* kernel,
+                             antlr4::tree::TerminalNode* strategy, P::ScheduleArgsContext* args) {
+    ast::ScheduleDecl d;
+    d.loc = loc(c);
+    d.keyword = named(keyword);
+    if (kernel) d.kernel = named(kernel);
+    d.strategy = named(strategy);
+    d.text = d.strategy.name;
+    if (args) {
+      std::string list;
+      for (P::ScheduleArgContext* a : args->scheduleArg()) {
+        ast::ScheduleArg arg;
+        arg.key = named(a->key);
+        arg.value = a->word ? a->word->getText() : a->num->getText() + (a->dims ? a->dims->getText() : "");
+        list += (list.empty() ? "" : ", ") + arg.key.name + " = " + arg.value;
+        d.args.push_back(std::move(arg));
+      }
+      d.text += "(" + list + ")";
+    }
+    return d;
   }
 
   ast::StencilDecl stencil(P::StencilDeclContext* c) {
@@ -154,6 +180,8 @@ class AstBuilder {
         for (auto* rr : x->regionRange())
           r.ranges.push_back({rr->lo ? exprOf(rr->lo) : nullptr, rr->hi ? exprOf(rr->hi) : nullptr});
         s.regions.push_back(std::move(r));
+      } else if (auto* x = dynamic_cast<P::ScheduleStmtContext*>(st)) {
+        s.schedules.push_back(schedule(x, x->ID(0), nullptr, x->ID(1), x->scheduleArgs()));
       } else if (auto* x = dynamic_cast<P::EquationStmtContext*>(st)) {
         ast::Equation eq;
         eq.target = named(x->ID(0));

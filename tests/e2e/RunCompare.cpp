@@ -570,11 +570,12 @@ Case<float> jacobi2d(Shape n, bool interiorInput) {
   return c;
 }
 
-// lap8.stn (LANGUAGE.md): 3*c8[0]*u + sum(m in 1..4) c8[m]*(six arms at distance m).
-Case<double> lap8(Shape n) {
+// lap8.stn (LANGUAGE.md): 3*c8[0]*u + sum(m in 1..4) c8[m]*(six arms at distance m). The same stencil
+// with a `schedule` statement: scheduled.stn's lap8s.
+Case<double> lap8(Shape n, const char* file = "lap8.stn", const char* stencil = "lap8") {
   Case<double> c;
-  c.file = "lap8.stn";
-  c.stencil = "lap8";
+  c.file = file;
+  c.stencil = stencil;
   c.size = n;
   c.halo = {4, 4, 4};
   c.fields = {{"u", In}, {"l", Out}};
@@ -1545,6 +1546,7 @@ void registerCases() {
   add<D>("lap8_37x19x23", [] { return lap8({37, 19, 23}); });
   add<D>("lap8_16x16x16", [] { return lap8({16, 16, 16}); });
   add<D>("lap8_3x5x2", [] { return lap8({3, 5, 2}); });
+  add<D>("lap8_scheduled_37x19x23", [] { return lap8({37, 19, 23}, "scheduled.stn", "lap8s"); });
   add<D>("flux_37x19x23", [] { return flux({37, 19, 23}); });
   add<D>("flux_32x8x16", [] { return flux({32, 8, 16}); });
   add<D>("twoout_37x19x23", [] { return twoout({37, 19, 23}); });

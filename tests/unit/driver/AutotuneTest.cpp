@@ -83,3 +83,15 @@ TEST_CASE("a saved sumfactor schedule applies to a factored kernel, and is skipp
   CHECK(driver::applySchedules(*plain->module, savedFile(driver::kernelFingerprint(*plain->module, test::kernelOf(*plain, "s")), saved), err) == 0);
   CHECK(test::kernelOf(*plain, "s").schedule.strategy == dag::Strategy::Stream);
 }
+
+TEST_CASE("a saved schedule does not replace the one the source gives") {
+  const std::string src =
+      "stencil s(i, j, k) : f64 { in u; out v; schedule stream(block = 32x16); v = 0.5 * (u[i-1,j,k] + u[i+1,j,k]); }";
+  auto a = test::compileText(src);
+  REQUIRE_MESSAGE(a->module, a->diagText());
+  const std::string fp = driver::kernelFingerprint(*a->module, test::kernelOf(*a, "s"));
+  std::string err;
+  CHECK(driver::applySchedules(*a->module, savedFile(fp, "{\"strategy\": \"naive\", \"block\": \"32x8\"}"), err) == 0);
+  CHECK(test::kernelOf(*a, "s").schedule.strategy == dag::Strategy::Stream);
+  CHECK(test::kernelOf(*a, "s").schedule.blockY == 16);
+}

@@ -98,7 +98,7 @@ TEST_CASE("the reason names the values options replaced, and only those") {
   o.blockY = 8;
   dag::Schedule s = policy(kStar7, o);
   CHECK(s.rows == 2);
-  CHECK_MESSAGE(s.reason.find("; overridden (options, a saved or autotuned schedule): block 32x8, rows 2") != std::string::npos, s.reason);
+  CHECK_MESSAGE(s.reason.find("; overridden (options, the source's schedule, a saved or autotuned one): block 32x8, rows 2") != std::string::npos, s.reason);
   dag::Schedule p = policy(kStar7);
   CHECK(p.reason.find("overridden") == std::string::npos);
   passes::ScheduleOverride same;
@@ -174,4 +174,64 @@ TEST_CASE("f64 rings reading one field along a 9-plane queue (star25) unroll the
   std::string f32 = star(4);
   f32.replace(f32.find("f64"), 3, "f32");
   CHECK(policy(f32.c_str()).unroll == 1);
+}
+
+TEST_CASE("a schedule in the source sets what the command line leaves to the policy - the command line wins value by value") {
+  const std::string src =
+      "stencil s(i, j, k) : f64 { in u; out v;\n"
+      "  schedule stream(block = 32x8, rows = 2, smem = off, unroll = 2);\n"
+      "  v = u[i-1,j,k] + u[i+1,j,k] + u[i,j+1,k]; }";
+  auto c = test::compileText(src);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  const dag::Kernel& k = test::kernelOf(*c, "s");
+  CHECK(k.request.present);
+  CHECK(k.schedule.strategy == dag::Strategy::Stream);
+  CHECK(k.schedule.blockX == 32);
+  CHECK(k.schedule.blockY == 8);
+  CHECK(k.schedule.rows == 2);
+  CHECK(k.schedule.smem == 0);
+  CHECK(k.schedule.unroll == 2);
+  CHECK_MESSAGE(k.schedule.reason.find("; the source asks for schedule stream(block = 32x8, rows = 2, smem = off, unroll = 2)") != std::string::npos,
+                k.schedule.reason);
+  // The policy alone would have chosen otherwise (rings, one row).
+  const dag::Schedule pol = policy("stencil s(i, j, k) : f64 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k] + u[i,j+1,k]; }");
+  CHECK(pol.smem == 2);
+  CHECK(pol.rows == 1);
+  // --rows 4 on the command line replaces the source's rows and keeps its block.
+  passes::ScheduleOverride cli;
+  cli.rows = 4;
+  auto d = test::compileText(src, {}, cli);
+  REQUIRE_MESSAGE(d->module, d->diagText());
+  CHECK(test::kernelOf(*d, "s").schedule.rows == 4);
+  CHECK(test::kernelOf(*d, "s").schedule.blockY == 8);
+  // withRequest: unset request values leave the override alone; no request, no change.
+  dag::ScheduleRequest r;
+  r.present = true;
+  r.vec = 1;
+  passes::ScheduleOverride o;
+  o.blockX = 64;
+  o.blockY = 4;
+  const passes::ScheduleOverride m = passes::withRequest(o, r);
+  CHECK(m.vec == 1);
+  CHECK(m.blockX == 64);
+  CHECK(m.strategy == "auto");
+  CHECK(m.prefetch == -1);
+  CHECK(passes::withRequest(o, dag::ScheduleRequest{}).vec == 0);
+}
+
+TEST_CASE("a top-level schedule names its stencil or group") {
+  auto c = test::compileText(
+      "stencil s(i, j, k) : f64 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k]; }\n"
+      "stencil t(i, j, k) : f64 { in u; out w; w = u[i,j,k+1] - u[i,j,k-1]; }\n"
+      "group g = s, t;\n"
+      "schedule s naive;\n"
+      "schedule g stream(vec = 1, block = 32x4);\n");
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  CHECK(test::kernelOf(*c, "s").schedule.strategy == dag::Strategy::Naive);
+  CHECK(test::kernelOf(*c, "t").request.present == false);
+  const dag::Kernel& g = test::kernelOf(*c, "g");
+  CHECK(g.request.present);
+  CHECK(g.schedule.strategy == dag::Strategy::Stream);
+  CHECK(g.schedule.vec == 1);
+  CHECK(g.schedule.blockY == 4);
 }

@@ -299,3 +299,32 @@ TEST_CASE("a number literal that overflows a double is rejected") {
   CHECK_FALSE(p->module);
   CHECK(p->diags.errorCount() == 1);
 }
+
+TEST_CASE("schedule statements: in a stencil and at the top level, values as written - `schedule` stays a usable name") {
+  auto p = parse(
+      "stencil s(i, j, k) { in schedule; out v;\n"
+      "  schedule stream(block = 32x8, rows = 2, smem = on);\n"
+      "  v = schedule[i-1,j,k] + schedule[i+1,j,k]; }\n"
+      "schedule s naive;\n");
+  REQUIRE_MESSAGE(p->module, p->diagText());
+  REQUIRE(p->module->stencils.size() == 1);
+  const ast::StencilDecl& s = p->module->stencils[0];
+  REQUIRE(s.schedules.size() == 1);
+  CHECK(s.schedules[0].keyword.name == "schedule");
+  CHECK(s.schedules[0].strategy.name == "stream");
+  REQUIRE(s.schedules[0].args.size() == 3);
+  CHECK(s.schedules[0].args[0].key.name == "block");
+  CHECK(s.schedules[0].args[0].value == "32x8");
+  CHECK(s.schedules[0].args[2].value == "on");
+  CHECK(s.schedules[0].loc.line == 2);
+  CHECK(s.fields[0].id.name == "schedule");
+  REQUIRE(p->module->schedules.size() == 1);
+  CHECK(p->module->schedules[0].kernel.name == "s");
+  CHECK(p->module->schedules[0].text == "naive");
+  std::ostringstream os;
+  printAst(os, *p->module);
+  CHECK_MESSAGE(os.str().find("  (schedule stream(block = 32x8, rows = 2, smem = on))") != std::string::npos, os.str());
+  CHECK_MESSAGE(os.str().find("(schedule s naive)") != std::string::npos, os.str());
+  // A value must be a number, a word or a block shape.
+  CHECK_FALSE(parse("stencil s(i) { in u; out v; schedule stream(block = (32)); v = u; }")->module);
+}
