@@ -200,19 +200,19 @@ __device__ __forceinline__ void storeOnce(V* p, const V& v) {
 }  // namespace stnc_rt
 #endif  // STNC_RUNTIME_CUDA_ASYNC_V2
 
-// The ring copier (session 9), which generated kernels use instead of the two copiers above (kept, unchanged,
-// for files generated before it that may share a translation unit). Everything a copy needs that does not
+// The ring copier (session 9), which generated kernels use instead of the two copiers above (kept, with the
+// same interface, for files generated before it that may share a translation unit). Everything a copy needs that does not
 // change from plane to plane is worked out once per thread: the shared-memory address of its first chunk,
 // each chunk's offset in a plane, and whether the chunk is read (16 bytes) or zero-filled (0 bytes read,
 // from an allocated element). A copy then costs per plane one range test and one multiply, and per chunk a
 // 64-bit add and a cp.async, with no branch: Nsight Compute measured the acoustic inner region issue-bound
 // (72 % of issue slots busy) with 30 instructions per TileCopier copy, 4 copies in a 385-instruction loop.
-// Slots: the ring's planes; copy(slot, ...) fills plane slot of the ring passed to the constructor.
+// copy(slot, ...) fills slot `slot` of the ring passed to the constructor (slots are kSlotBytes apart).
 #ifndef STNC_RUNTIME_CUDA_ASYNC_V3
 #define STNC_RUNTIME_CUDA_ASYNC_V3
 namespace stnc_rt {
 
-// The copies of one thread into a ring of Slots planes of a Rows x Cols tile (row-major) whose first element
+// The copies of one thread into a ring of planes of a Rows x Cols tile (row-major) whose first element
 // is at (y, z) of every plane (z a multiple of 16 bytes in the interior frame), shared by the NT threads of a
 // block. Chunks outside the allocation are zero-filled, and so (STNC_RING_CLIP) are chunks wholly outside
 // [ylo, yhi) x [zlo, zhi), the rows and columns the box's points read; a plane outside the allocation is
