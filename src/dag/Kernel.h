@@ -148,7 +148,7 @@ struct SumFactor {
 struct ScheduleRequest {
   bool present = false;
   Loc loc;
-  std::string text;      // as written (without `schedule`), for --report and the generated comment
+  std::string text;      // ast::ScheduleDecl::text (without `schedule`), for --report and the generated comment
   std::string strategy;  // "" | auto | naive | stream
   int blockX = 0, blockY = 0, chunk = 0, unroll = 0, prefetch = -1, rows = 0, vec = 0;
   std::string smem;      // "" | auto | on | off

@@ -14,6 +14,7 @@
 #include "driver/Driver.h"
 #include "driver/Files.h"
 #include "passes/Pipeline.h"
+#include "sema/ScheduleArgs.h"
 #include "syntax/AstPrinter.h"
 #include "syntax/Parser.h"
 #include "driver/PtxasCheck.h"
@@ -118,14 +119,14 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
 
 bool applyBlockOption(const std::string& block, Frontend& fe) {
   if (block.empty()) return true;
-  int x = 0, y = 0;
-  char sep = 0;
-  if (std::sscanf(block.c_str(), "%d%c%d", &x, &sep, &y) != 3 || sep != 'x' || x <= 0 || y <= 0 || x * y > 1024 || x % 16 != 0) {
-    std::cerr << "stnc: error: --block " << block << ": expected XxY with X a multiple of 16 and X*Y <= 1024\n";
+  dag::ScheduleRequest r;  // the same rule as a `schedule` statement's block
+  std::string expected;
+  if (!sema::readScheduleArg("block", block, r, expected)) {
+    std::cerr << "stnc: error: --block " << block << ": expected " << expected << "\n";
     return false;
   }
-  fe.schedule.blockX = x;
-  fe.schedule.blockY = y;
+  fe.schedule.blockX = r.blockX;
+  fe.schedule.blockY = r.blockY;
   return true;
 }
 

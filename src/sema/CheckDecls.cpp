@@ -194,10 +194,11 @@ class DeclChecker {
 
   // `schedule STRATEGY(key = value, ...)`: the keyword, the strategy, known keys with valid values, each once;
   // one schedule per stencil or group, whether given in the stencil or at the top level by name.
-  void checkSchedule(const ast::ScheduleDecl& d) {
+  // False when the statement is not a schedule at all (its options are then not looked at).
+  bool checkSchedule(const ast::ScheduleDecl& d) {
     if (d.keyword.name != "schedule") {
       diags_.report(DiagId::err_schedule_keyword, d.keyword.loc) << d.keyword.name;
-      return;
+      return false;
     }
     if (!isScheduleStrategy(d.strategy.name)) diags_.report(DiagId::err_schedule_strategy, d.strategy.loc) << d.strategy.name;
     std::set<std::string> seen;
@@ -214,6 +215,7 @@ class DeclChecker {
       else
         diags_.report(DiagId::err_schedule_value, a.key.loc) << a.key.name << a.value << expected;
     }
+    return true;
   }
   void checkSchedules(const ast::Module& m) {
     std::map<std::string, Loc> owner;  // kernel -> its schedule
@@ -224,13 +226,10 @@ class DeclChecker {
       diags_.report(DiagId::note_previous, it->second);
     };
     for (const ast::StencilDecl& s : m.stencils)
-      for (const ast::ScheduleDecl& d : s.schedules) {
-        checkSchedule(d);
-        if (d.keyword.name == "schedule") claim(s.id.name, d);
-      }
+      for (const ast::ScheduleDecl& d : s.schedules)
+        if (checkSchedule(d)) claim(s.id.name, d);
     for (const ast::ScheduleDecl& d : m.schedules) {
-      checkSchedule(d);
-      if (d.keyword.name != "schedule") continue;
+      if (!checkSchedule(d)) continue;
       if (!syms_.stencils.count(d.kernel.name) && !syms_.groups.count(d.kernel.name)) {
         diags_.report(DiagId::err_schedule_kernel, d.kernel.loc) << d.kernel.name;
         continue;

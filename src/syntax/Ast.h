@@ -119,7 +119,7 @@ struct ScheduleDecl {
   Named kernel;    // top level: the stencil or group; in a stencil: empty (that stencil)
   Named strategy;  // auto | naive | stream
   std::vector<ScheduleArg> args;
-  std::string text;  // "stream(block = 32x8)", as written (whitespace collapsed)
+  std::string text;  // normalised from the tokens: "stream(block = 32x8, rows = 2)", or "naive"
 };
 
 struct StencilDecl {
