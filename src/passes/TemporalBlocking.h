@@ -2,7 +2,8 @@
 // (temporal blocking, T = 2) and why not when it may not. The fused kernel (codegen/cuda/
 // TemporalPair.cpp) reads the input of the swap pair once and writes both steps' results, so it
 // needs: rank 3, no regions, one output `out` that is the other half of a swap pair with an input
-// `in`, `out` never read and without boundary rules of its own, `in` read with radius <= 1 and
+// `in`, `out` never read and without boundary rules of its own, `in` read with radius <= 1 (a field of
+// a swap pair read at radius > 1 is refused first, with the measurement that says it does not pay) and
 // along dimension 0 only on the axis (no diagonal dim-0 reads: the in-plane neighbours come from
 // one shared-memory plane). Other fields are read-only (they do not change between the two steps).
 //

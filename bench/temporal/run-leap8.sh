@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Temporal blocking at radius 4 (issue 8): builds bench/temporal/temporal_leap8.cu against the
+# stnc-generated kernel of bench/temporal/leap8.stn (the acoustic sample's inner equation) and prints,
+# per grid, two stnc sweeps against hand-fused two-step kernels (each checked bit for bit first).
+#   STNC=build-static/stnc bash bench/temporal/run-leap8.sh [N ...]      (default: 800)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+stnc=${STNC:-$root/build-static/stnc}
+[[ $stnc == /* ]] || stnc=$root/$stnc
+work=$(mktemp -d "${TMPDIR:-/tmp}/stnc-leap8.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+if [[ ! -x $stnc ]]; then cp "$stnc" "$work/stnc" && chmod +x "$work/stnc" && stnc=$work/stnc; fi
+nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+"$stnc" "$root/bench/temporal/leap8.stn" -o "$work" ${STNC_FLAGS:-}
+# -fmad=false on both: the fused kernel evaluates the generated expression bit for bit.
+"$nvcc" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -Xptxas -v -I "$work" -I "$root/bench/common" \
+  "$root/bench/temporal/temporal_leap8.cu" "$work/leap8.cu" -o "$work/temporal_leap8" 2> "$work/ptxas.txt" || { cat "$work/ptxas.txt"; exit 1; }
+echo "# Temporal blocking at radius 4: leap8 f32 (bench/temporal/run-leap8.sh), $(date -Is)"
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader 2>/dev/null || true
+echo
+echo "ptxas (fused kernels: registers, spills):"
+awk '/Compiling entry function/ { f = ($0 ~ /fused(2|Ring)/); match($0, /fused(2|Ring)I(Li[0-9]+E)+/); n = substr($0, RSTART, RLENGTH) }
+     f && /spill stores/ { s = $0 } f && /Used [0-9]+ registers/ { sub(/.*Used/, "Used"); print "    " n ": " $0 "; " s; f = 0 }' "$work/ptxas.txt" | sed 's/  */ /g' || true
+[[ ${BUILD_ONLY:-0} == 1 ]] && { echo "built $work/temporal_leap8"; exit 0; }
+if [[ ${PROFILE:-0} == 1 ]]; then  # ncu: the stnc sweep against the best fused pair (800^3)
+  ncu=${NCU:-/usr/local/cuda/bin/ncu}
+  "$ncu" --clock-control none --kernel-name regex:'sweepPart|fusedRing' --metrics \
+    gpu__time_duration.sum,sm__inst_executed.sum,sm__instruction_throughput.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,launch__registers_per_thread \
+    "$work/temporal_leap8" --profile 800
+  exit 0
+fi
+sizes=("$@")
+[[ ${#sizes[@]} -gt 0 ]] || sizes=(800)
+echo
+"$work/temporal_leap8" "${sizes[@]}"
