@@ -277,6 +277,15 @@ void launchRing(const stnc_rt::Layout& L, long chunk, const float* A, const floa
   CK(cudaGetLastError());
 }
 
+// The same three reads and one write per element without neighbours (no halo, no reuse): the rate the
+// memory system sustains for this mix, over the whole allocation as flat float4 arrays.
+__global__ void pointwise(const float4* __restrict__ u, const float4* __restrict__ r, float4* __restrict__ v, size_t n4) {
+  for (size_t q = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; q < n4; q += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const float4 a = u[q], b = v[q], c = r[q];
+    v[q] = float4{2.0f * a.x - b.x + c.x * a.x, 2.0f * a.y - b.y + c.y * a.y, 2.0f * a.z - b.z + c.z * a.z, 2.0f * a.w - b.w + c.w * a.w};
+  }
+}
+
 __global__ void poisonInterior(float* a, const stnc_rt::Layout L) {
   const long n = L.n[0] * L.n[1] * L.n[2];
   for (long q = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; q < n; q += static_cast<long>(gridDim.x) * blockDim.x) {
@@ -355,6 +364,44 @@ int main(int argc, char** argv) {
     CK(stn::leap8::cuda::sweep(a.L, a.A, a.R, a.B));
     launchRing<16, 32, 3, 9>(a.L, 256, a.A, a.B, a.R, a.W, a.X);
     CK(cudaDeviceSynchronize());
+    release(a);
+    return 0;
+  }
+  // --sustained N STEPS: the launcher's step loop (CUDA graph of two steps, replayed) for STEPS steps on N^3
+  // after 20 warm-up steps, as the acoustic sample's benchmark runs: what this equation sustains.
+  if (argc == 4 && std::strcmp(argv[1], "--sustained") == 0) {
+    const long n = std::atol(argv[2]), steps = std::atol(argv[3]);
+    Arrays a = allocate(n, n, n);
+    CK(stn::leap8::cuda::step(a.L, 20, a.A, a.R, a.B));
+    CK(cudaDeviceSynchronize());
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    CK(cudaEventRecord(e0));
+    CK(stn::leap8::cuda::step(a.L, steps, a.A, a.R, a.B));
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    const double pts = static_cast<double>(n) * n * n, perStep = ms / steps;
+    std::printf("SUSTAINED grid=%ld^3 steps=%ld ms_per_step=%.4f gpts=%.1f of_floor=%.3f (floor %.4f ms: 16 B/pt at 4.25 TB/s)\n", n, steps,
+                perStep, pts / (perStep * 1e6), 16.0 * pts / 4.25e9 / perStep, 16.0 * pts / 4.25e9);
+    // The pointwise mix for as many steps (u and v swapped each step), on the whole allocation.
+    const size_t n4 = a.L.count / 4;
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    CK(cudaEventRecord(e0));
+    for (long s = 0; s < steps; ++s) {
+      pointwise<<<sms * 8, 256>>>(reinterpret_cast<const float4*>(a.A), reinterpret_cast<const float4*>(a.R), reinterpret_cast<float4*>(a.B), n4);
+      std::swap(a.A, a.B);
+    }
+    CK(cudaGetLastError());
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    const double tbs = 16.0 * static_cast<double>(a.L.count) / (ms / steps * 1e-3) / 1e12;
+    std::printf("SUSTAINED pointwise (3 reads + 1 write per element, %zu elements) steps=%ld ms_per_step=%.4f TB/s=%.3f of_copy_floor=%.3f\n",
+                a.L.count, steps, ms / steps, tbs, tbs / 4.25);
     release(a);
     return 0;
   }
