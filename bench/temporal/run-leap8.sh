@@ -29,21 +29,9 @@ if [[ ${PROFILE:-0} == 1 ]]; then  # ncu: the stnc sweep against the best fused 
     "$work/temporal_leap8" --profile 800
   exit 0
 fi
-if [[ -n ${SUSTAINED:-} ]]; then  # SUSTAINED=STEPS: the launcher's step loop on 800^3, clocks and power sampled
-  smi=$work/smi.csv
-  nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,clocks_event_reasons.active --format=csv,noheader,nounits -lms 200 > "$smi" 2>/dev/null &
-  smiPid=$!
-  "$work/temporal_leap8" --sustained "${1:-800}" "$SUSTAINED"
-  kill "$smiPid" 2>/dev/null || true
-  # Samples while the GPU was busy (power above 300 W): median SM clock and power, how often the power cap
-  # was active (bit 2 of the clock-event reasons: SW power cap).
-  busy=$(awk -F', *' '$3 > 300' "$smi")
-  if [[ -z $busy ]]; then echo "no busy samples"; exit 0; fi
-  n=$(wc -l <<< "$busy")
-  med() { cut -d, -f"$1" <<< "$busy" | tr -d ' ' | sort -n | awk -v m=$(( (n + 1) / 2 )) 'NR == m'; }
-  cap=$(awk -F', *' '{ d = tolower(substr($4, length($4))); if (index("4567cdef", d)) c++ } END { print int(100 * c / NR) }' <<< "$busy")
-  echo "busy samples $n: SM clock median $(med 1) MHz, memory clock $(med 2) MHz, power median $(med 3) W, power cap active in $cap % of them"
-  exit 0
+if [[ -n ${SUSTAINED:-} ]]; then  # SUSTAINED=STEPS: the launcher's step loop on N^3 (default 800), clocks and power sampled
+  bash "$root/scripts/smi-sample.sh" "$work/temporal_leap8" --sustained "${1:-800}" "$SUSTAINED"
+  exit $?
 fi
 sizes=("$@")
 [[ ${#sizes[@]} -gt 0 ]] || sizes=(800)

@@ -112,8 +112,10 @@ fi
 if [[ -x $bin ]]; then
   # = make GPU=1 check-gpu
   stage check-gpu 75 env OMP_WAIT_POLICY=passive "$bin" --check --backend cuda || ok=0
-  stage bench-random 60 "$bin" --bench --backend cuda --n 800 --steps 1000 --chunk 100 --init random || ok=0
-  stage bench-zero 60 "$bin" --bench --backend cuda --n 800 --steps 1000 --chunk 100 --init zero || ok=0
+  # Clocks and power sampled during each benchmark (the board is power-capped in sustained runs).
+  smi=$(cd "$here/../.." && pwd)/scripts/smi-sample.sh
+  stage bench-random 60 bash "$smi" "$bin" --bench --backend cuda --n 800 --steps 1000 --chunk 100 --init random || ok=0
+  stage bench-zero 60 bash "$smi" "$bin" --bench --backend cuda --n 800 --steps 1000 --chunk 100 --init zero || ok=0
   # A picture: acoustic.png, or acoustic.ppm where the build has no libpng.
   stage demo 25 "$bin" --backend cuda --n 400 --steps 1300 --png "$out/acoustic.png" || true
 else
@@ -154,6 +156,11 @@ field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
       echo "| $(field init "$line") | $(field median_ms "$line") | $(field mean_ms "$line") | **$(field gpts_median "$line")** |" \
            "$(field gpts_mean "$line") | $(field sweep_ms "$line") | $(field inner_sweep_ms "$line") | $(field finite "$line") |"
     done <<<"$results"
+    echo
+    for b in bench-random bench-zero; do  # scripts/smi-sample.sh's line: clocks and power during the run
+      smiLine=$(grep -h '^nvidia-smi:' "$scratch/$b.out" 2>/dev/null || true)
+      [[ -n $smiLine ]] && echo "- $b: $smiLine"
+    done
     echo
   fi
   for i in "${!names[@]}"; do
