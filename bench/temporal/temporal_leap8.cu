@@ -79,29 +79,48 @@ __device__ __forceinline__ float4 update4(const float4 (&q)[9], const float4 (&S
   return out;
 }
 
+// Where a thread of a fused-pair block sits: its 4 columns (k .. k+3) and row j of the block's 64 x 32 style
+// region (the output tile plus 8 cells), its chunk x0 .. x1 of dim 0, and its roles.
+template <int TX, int TY>
+struct Place {
+  long k, j, x0, x1, p, s0;
+  bool alloc;      // a whole 16-byte vector inside the allocation
+  bool inner;      // interior columns (n2 % 4 == 0: all 4 or none)
+  bool wThread;    // computes the intermediate: the output tile plus 4 cells
+  bool outThread;  // stores: the output tile, interior only
+  __device__ Place(const stnc_rt::Layout& L, long chunk) {
+    constexpr int OX = 4 * TX - 16, OY = TY - 16;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    k = blockIdx.x * static_cast<long>(OX) - 8 + 4 * tx;
+    j = blockIdx.y * static_cast<long>(OY) - 8 + ty;
+    x0 = blockIdx.z * chunk;
+    x1 = x0 + chunk < L.n[0] ? x0 + chunk : L.n[0];
+    alloc = j >= -L.pad[1] && j < L.dim[1] - L.pad[1] && k >= -L.pad[2] && k + 4 <= L.dim[2] - L.pad[2];
+    inner = j >= 0 && j < L.n[1] && k >= 0 && k < L.n[2];
+    wThread = tx >= 1 && tx < TX - 1 && ty >= 4 && ty < TY - 4;
+    outThread = tx >= 2 && tx < TX - 2 && ty >= 8 && ty < TY - 8 && inner;
+    s0 = L.stride[0];
+    p = alloc ? stnc_rt::at(L, 0, j, k) : 0;
+  }
+  // Plane i of this thread's columns is allocated.
+  __device__ bool planeOk(const stnc_rt::Layout& L, long i) const { return alloc && i >= -L.pad[0] && i < L.dim[0] - L.pad[0]; }
+  __device__ float4 ld(const stnc_rt::Layout& L, const float* a, long i) const {
+    return planeOk(L, i) ? *reinterpret_cast<const float4*>(a + p + i * s0) : float4{0, 0, 0, 0};
+  }
+};
+
 template <int TX, int TY, int PF>
 __global__ void __launch_bounds__(TX * TY, 1) fused2(const stnc_rt::Layout L, const long chunk, const float* __restrict__ A,
                                                       const float* __restrict__ B, const float* __restrict__ R,
                                                       float* __restrict__ W, float* __restrict__ X) {
   __shared__ float4 uS[TY][TX];  // u(iw): the tile plus 8 cells
   __shared__ float4 wS[TY][TX];  // w(iw - 4): the tile plus 4 cells
-  constexpr int OX = 4 * TX - 16, OY = TY - 16;
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const long n0 = L.n[0], n1 = L.n[1], n2 = L.n[2];
-  const long k = blockIdx.x * static_cast<long>(OX) - 8 + 4 * tx;  // this thread's first column
-  const long j = blockIdx.y * static_cast<long>(OY) - 8 + ty;
-  const long x0 = blockIdx.z * chunk;
-  const long x1 = x0 + chunk < n0 ? x0 + chunk : n0;
-  // Inside the allocation (a whole 16-byte vector); the interior (n2 % 4 == 0: all 4 columns or none).
-  const bool alloc = j >= -L.pad[1] && j < L.dim[1] - L.pad[1] && k >= -L.pad[2] && k + 4 <= L.dim[2] - L.pad[2];
-  const bool inner = j >= 0 && j < n1 && k >= 0 && k < n2;
-  const bool wThread = tx >= 1 && tx < TX - 1 && ty >= 4 && ty < TY - 4;
-  const bool outThread = tx >= 2 && tx < TX - 2 && ty >= 8 && ty < TY - 8 && inner;
-  const long s0 = L.stride[0];
-  const long p = alloc ? stnc_rt::at(L, 0, j, k) : 0;
-  auto ld = [&](const float* a, long i) {
-    return alloc && i >= -L.pad[0] && i < L.dim[0] - L.pad[0] ? *reinterpret_cast<const float4*>(a + p + i * s0) : float4{0, 0, 0, 0};
-  };
+  const long n0 = L.n[0];
+  const Place<TX, TY> at(L, chunk);
+  const long x0 = at.x0, x1 = at.x1, p = at.p, s0 = at.s0;
+  const bool inner = at.inner, wThread = at.wThread, outThread = at.outThread;
+  auto ld = [&](const float* a, long i) { return at.ld(L, a, i); };
   const bool wInner = wThread && inner;
   float4 uq[9], wq[9];
 #pragma unroll
@@ -182,21 +201,13 @@ __global__ void __launch_bounds__(TX * TY, 1) fusedRing(const stnc_rt::Layout L,
   float4* const uR = ring;
   float4* const vR = ring + SU * TY * TX;
   float4* const rR = ring + 2 * SU * TY * TX;
-  constexpr int OX = 4 * TX - 16, OY = TY - 16;
   const int tx = threadIdx.x, ty = threadIdx.y, me = ty * TX + tx;
-  const long n0 = L.n[0], n1 = L.n[1], n2 = L.n[2];
-  const long k = blockIdx.x * static_cast<long>(OX) - 8 + 4 * tx;
-  const long j = blockIdx.y * static_cast<long>(OY) - 8 + ty;
-  const long x0 = blockIdx.z * chunk;
-  const long x1 = x0 + chunk < n0 ? x0 + chunk : n0;
-  const bool alloc = j >= -L.pad[1] && j < L.dim[1] - L.pad[1] && k >= -L.pad[2] && k + 4 <= L.dim[2] - L.pad[2];
-  const bool inner = j >= 0 && j < n1 && k >= 0 && k < n2;
-  const bool wThread = tx >= 1 && tx < TX - 1 && ty >= 4 && ty < TY - 4;
-  const bool outThread = tx >= 2 && tx < TX - 2 && ty >= 8 && ty < TY - 8 && inner;
-  const long s0 = L.stride[0];
-  const long p = alloc ? stnc_rt::at(L, 0, j, k) : 0;
-  auto planeOk = [&](long i) { return alloc && i >= -L.pad[0] && i < L.dim[0] - L.pad[0]; };
-  auto ld = [&](const float* a, long i) { return planeOk(i) ? *reinterpret_cast<const float4*>(a + p + i * s0) : float4{0, 0, 0, 0}; };
+  const long n0 = L.n[0];
+  const Place<TX, TY> at(L, chunk);
+  const long x0 = at.x0, x1 = at.x1, p = at.p, s0 = at.s0;
+  const bool inner = at.inner, wThread = at.wThread, outThread = at.outThread;
+  auto planeOk = [&](long i) { return at.planeOk(L, i); };
+  auto ld = [&](const float* a, long i) { return at.ld(L, a, i); };
   // Iteration it (plane iw = x0 - 4 + it) reads u(iw + 4), v(iw), roc2(iw): copied D iterations ahead.
   auto issue = [&](long it) {
     const long iw = x0 - 4 + it;
