@@ -59,9 +59,10 @@ std::string ref(const dag::Context& ctx, const dag::Kernel& k, dag::NodeId id) {
   return "?";
 }
 
-std::string applyText(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n) {
+std::string applyText(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, const char* divide) {
   auto r = [&](int i) { return ref(ctx, k, n.operands[i]); };
   if (n.kind == dag::NodeKind::Select) return r(0) + " ? " + r(1) + " : " + r(2);
+  if (n.kind == dag::NodeKind::Apply && n.op == dag::Op::Div && divide) return std::string(divide) + "(" + r(0) + ", " + r(1) + ")";
   if (n.op == dag::Op::Neg) return "-" + r(0);
   if (n.op == dag::Op::Not) return "!" + r(0);
   if (const char* b = binaryOperator(n.op)) return r(0) + b + r(1);
@@ -156,7 +157,7 @@ void emitPartDispatch(CPrinter& p, const dag::Kernel& k, const std::function<std
 }
 
 void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, int part, const AccessFn& access,
-                   const StoreFn& store) {
+                   const StoreFn& store, const char* divide) {
   const std::string real = dag::elemCType(k.type);
   for (dag::NodeId id : dag::liveNodes(ctx, k, part)) {
     const dag::Node& n = ctx.node(id);
@@ -169,7 +170,7 @@ void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, i
       case dag::NodeKind::Apply:
       case dag::NodeKind::Select:
         p.line("const " + (n.type == dag::Type::Bool ? std::string("bool") : real) + " " + ref(ctx, k, id) + " = " +
-               applyText(ctx, k, n) + ";");
+               applyText(ctx, k, n, divide) + ";");
         break;
     }
   }

@@ -91,7 +91,7 @@ void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part
   p.line("if (z_ < B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;");
   p.openScope("for (long x_ = B_.lo[0] + blockIdx.z; x_ < B_.hi[0]; x_ += gridDim.z)  // one plane per block unless n0 > 65535");
   p.line("const long p_ = stnc_rt::at(L_, x_, y_, z_);");
-  emitPointBody(p, m.ctx, k, part);
+  emitPointBody(p, m.ctx, k, part, nullptr, nullptr, kCudaDivide);
   p.closeScope("for x_");
   p.closeScope(kname);
   p.line();

@@ -65,7 +65,7 @@ void emitTemporalPair(CPrinter& p, const dag::Module& m, const dag::Kernel& k, c
           if (n.offset.d[1] == 0 && n.offset.d[2] == 0) return qb;
           return plane + "[ty_ + (" + std::to_string(n.offset.d[1]) + ")][tx_ + (" + std::to_string(n.offset.d[2]) + ")]";
         },
-        [&](size_t, const dag::Output&) { return dst; });
+        [&](size_t, const dag::Output&) { return dst; }, kCudaDivide);
     p.closeScope();
   };
   // MID at a halo point is what the fill before the unfused second step writes into the MID array

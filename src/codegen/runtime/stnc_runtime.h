@@ -208,3 +208,24 @@ void fillBoundaryDim(T* a, const Layout& L, int d, int kind, T value) {
 }  // namespace stnc_rt
 
 #endif  // STNC_RUNTIME_H_V1
+
+// Division in generated CUDA kernels (session 10; own guard): the CUDA backend prints a / b as
+// stnc_rt::divide(a, b), the CPU backend keeps `/`. nvcc's IEEE division checks its operands (FCHK for
+// float, a range test for double) and calls a slow subroutine when its fast reciprocal path might be off,
+// and a zero numerator is such a case: fields that are zero over large regions (a wavefield before the wave
+// arrives; the acoustic sample's PML kernels divide by 1 + 2 eta and 1 + eta) paid that call at every point.
+// 0 / b for b nonzero and not NaN is a zero with the sign of a, flipped when b is negative: returned
+// without dividing, bit for bit what a / b gives (tests/unit/codegen/DivideTest.cpp); any other case
+// divides. Measured on the H200: bench/results/2026-11-30-divide.md.
+#ifndef STNC_RUNTIME_DIVIDE_V1
+#define STNC_RUNTIME_DIVIDE_V1
+namespace stnc_rt {
+
+template <typename T>
+STNC_HD inline T divide(T a, T b) {
+  if (a == T(0) && b != T(0) && b == b) return b < T(0) ? -a : a;  // b == b: b is not NaN
+  return a / b;
+}
+
+}  // namespace stnc_rt
+#endif  // STNC_RUNTIME_DIVIDE_V1
