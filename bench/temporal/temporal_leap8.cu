@@ -20,8 +20,13 @@
 //   3. threads of the output tile compute u(t+2) at plane iw - 4 and store it and w(iw-4).
 // Two arrays are written: in place would race (a block's stores hit cells that neighbouring blocks
 // still read as u(t) or u(t-1) for their redundant ring), so a pair reads (A, B) and writes (W, X),
-// and a step loop would rotate four arrays. Every variant is checked bit for bit against two stnc
-// sweeps (same expression order, -fmad=false on both).
+// and a step loop would rotate four arrays. Two forms: fused2 loads the next plane with plain loads PF
+// planes ahead (registers), fusedRing copies u, v and roc2 D planes ahead into per-thread cp.async rings
+// (as stnc's ring schedule does) and can unroll its plane loop by the queues' length. Every variant is
+// checked bit for bit against two stnc sweeps (same expression order, -fmad=false on both).
+// Modes: `N ...` (the table), `--profile N` (one launch each, for ncu: PROFILE=1 in the script),
+// `--sustained N STEPS` (the launcher's step loop and a pointwise stream: SUSTAINED=STEPS in the script).
+// Results: bench/results/2026-11-30-temporal-r4.md.
 #include <cuda_runtime.h>
 
 #include "experiment.h"
