@@ -6,14 +6,7 @@
 # Environment: BUILD_ONLY=1 (build, print registers, stop), REPS (timed runs per variant, default 30),
 # CHUNK (planes per block, default: stnc's rule), SANITIZE (0 none, 1 memcheck [default], 2 + racecheck).
 # bench/cluster/ring_model.py checks the kernel's dim-0 ring and queue logic on the CPU (python3, no GPU).
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-stnc=${STNC:-$root/build-static/stnc}
-[[ $stnc == /* ]] || stnc=$root/$stnc
-work=$(mktemp -d "${TMPDIR:-/tmp}/stnc-cluster.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-if [[ ! -x $stnc ]]; then cp "$stnc" "$work/stnc" && chmod +x "$work/stnc" && stnc=$work/stnc; fi
-nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+source "$(dirname "${BASH_SOURCE[0]}")/../common/prelude.sh" cluster  # root, stnc, work, nvcc
 "$stnc" "$root/bench/workloads/star25_c.stn" -o "$work" ${STNC_FLAGS:-}
 # -fmad=false on both (stnc's own flag): the variants evaluate the generated expression bit for bit.
 "$nvcc" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -Xptxas -v -I "$work" -I "$root/bench/common" \

@@ -3,13 +3,7 @@
 # the stnc-generated acoustic_c kernel, checks a small odd grid under compute-sanitizer memcheck, then
 # times every variant at N^3 (default 800).
 #   STNC=build-static/stnc bash bench/smem/run.sh [N]
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-stnc=${STNC:-$root/build-static/stnc}
-[[ $stnc == /* ]] || stnc=$root/$stnc
-work=$(mktemp -d "${TMPDIR:-/tmp}/stnc-smem.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+source "$(dirname "${BASH_SOURCE[0]}")/../common/prelude.sh" smem  # root, stnc, work, nvcc
 "$stnc" "$root/bench/workloads/acoustic_c.stn" -o "$work" --fp-contract=on ${STNC_FLAGS:-}
 "$nvcc" -O3 -std=c++17 -arch=sm_90 -Werror all-warnings -Xptxas -v -I "$work" -I "$root/bench/common" \
   "$root/bench/smem/acoustic_smem.cu" "$work/acoustic_c.cu" -o "$work/acoustic_smem" 2>&1 | grep -E "registers|spill" | sed -n '1,40p'

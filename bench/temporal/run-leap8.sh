@@ -3,14 +3,7 @@
 # stnc-generated kernel of bench/temporal/leap8.stn (the acoustic sample's inner equation) and prints,
 # per grid, two stnc sweeps against hand-fused two-step kernels (each checked bit for bit first).
 #   STNC=build-static/stnc bash bench/temporal/run-leap8.sh [N ...]      (default: 800)
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-stnc=${STNC:-$root/build-static/stnc}
-[[ $stnc == /* ]] || stnc=$root/$stnc
-work=$(mktemp -d "${TMPDIR:-/tmp}/stnc-leap8.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-if [[ ! -x $stnc ]]; then cp "$stnc" "$work/stnc" && chmod +x "$work/stnc" && stnc=$work/stnc; fi
-nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+source "$(dirname "${BASH_SOURCE[0]}")/../common/prelude.sh" leap8  # root, stnc, work, nvcc
 "$stnc" "$root/bench/temporal/leap8.stn" -o "$work" ${STNC_FLAGS:-}
 # -fmad=false on both: the fused kernel evaluates the generated expression bit for bit.
 "$nvcc" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -Xptxas -v -I "$work" -I "$root/bench/common" \

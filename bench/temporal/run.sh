@@ -2,14 +2,7 @@
 # Temporal blocking experiment (issue 8): builds bench/temporal/temporal_star7.cu against the
 # stnc-generated star7_rt kernel and prints, per grid, two stnc sweeps vs fused two-step kernels.
 #   STNC=build-static/stnc bash bench/temporal/run.sh [N ...]      (default: 256 512)
-set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-stnc=${STNC:-$root/build-static/stnc}
-[[ $stnc == /* ]] || stnc=$root/$stnc
-work=$(mktemp -d "${TMPDIR:-/tmp}/stnc-temporal.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-if [[ ! -x $stnc ]]; then cp "$stnc" "$work/stnc" && chmod +x "$work/stnc" && stnc=$work/stnc; fi
-nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+source "$(dirname "${BASH_SOURCE[0]}")/../common/prelude.sh" temporal  # root, stnc, work, nvcc
 "$stnc" "$root/bench/workloads/star7_rt.stn" -o "$work" ${STNC_FLAGS:-}
 # -fmad=false on both: the fused kernel evaluates the generated expression bit for bit.
 "$nvcc" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -I "$work" -I "$root/bench/common" \

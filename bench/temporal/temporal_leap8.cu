@@ -114,13 +114,43 @@ struct Place {
   }
 };
 
+// The rest of a plane, the same in both forms, once u(iw + 4) is in the queue and v(iw), roc2(iw) are at
+// hand: u(iw) into shared memory; the intermediate w(iw) into its queue and w(iw - 4) into shared memory;
+// then, for the output tile (store), u(t+2) at plane iw - 4 (roc2 there from rocOut()) and both stores.
+template <int TX, int TY, typename RocOut>
+__device__ __forceinline__ void planeStep(const Place<TX, TY>& at, const stnc_rt::Layout& L, long iw, float4 (&uq)[9],
+                                          float4 (&wq)[9], float4 (&uS)[TY][TX], float4 (&wS)[TY][TX], const float4& vC,
+                                          const float4& rC, bool store, RocOut rocOut, float* __restrict__ W,
+                                          float* __restrict__ X) {
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  uS[ty][tx] = uq[4];
+  __syncthreads();
+  float4 w = float4{0, 0, 0, 0};
+  if (at.wThread) {
+    if (at.inner && iw >= 0 && iw < L.n[0]) w = update4<TX, TY>(uq, uS, tx, ty, vC, rC);
+    else w = vC;  // outside the interior: B's halo value (what the second sweep reads there)
+  }
+#pragma unroll
+  for (int q = 0; q < 8; ++q) wq[q] = wq[q + 1];
+  wq[8] = w;
+  wS[ty][tx] = wq[4];
+  __syncthreads();
+  if (store) {
+    const long at0 = at.p + (iw - 4) * at.s0;
+    const float4 x = update4<TX, TY>(wq, wS, tx, ty, uq[0], rocOut());
+    *reinterpret_cast<float4*>(W + at0) = wq[4];
+    *reinterpret_cast<float4*>(X + at0) = x;
+  }
+#pragma unroll
+  for (int q = 0; q < 8; ++q) uq[q] = uq[q + 1];
+}
+
 template <int TX, int TY, int PF>
 __global__ void __launch_bounds__(TX * TY, 1) fused2(const stnc_rt::Layout L, const long chunk, const float* __restrict__ A,
                                                       const float* __restrict__ B, const float* __restrict__ R,
                                                       float* __restrict__ W, float* __restrict__ X) {
   __shared__ float4 uS[TY][TX];  // u(iw): the tile plus 8 cells
   __shared__ float4 wS[TY][TX];  // w(iw - 4): the tile plus 4 cells
-  const int tx = threadIdx.x, ty = threadIdx.y;
   const long n0 = L.n[0];
   const Place<TX, TY> at(L, chunk);
   const long x0 = at.x0, x1 = at.x1, p = at.p, s0 = at.s0;
@@ -159,25 +189,7 @@ __global__ void __launch_bounds__(TX * TY, 1) fused2(const stnc_rt::Layout L, co
       vN[PF - 1] = wThread ? ld(B, i) : float4{0, 0, 0, 0};
       rN[PF - 1] = wInner && i >= 0 && i < n0 ? ld(R, i) : float4{0, 0, 0, 0};
     }
-    uS[ty][tx] = uq[4];
-    __syncthreads();
-    float4 w = float4{0, 0, 0, 0};
-    if (wThread) {
-      if (inner && iw >= 0 && iw < n0) w = update4<TX, TY>(uq, uS, tx, ty, vC, rC);
-      else w = vC;  // outside the interior: B's halo value (what the second sweep reads there)
-    }
-#pragma unroll
-    for (int q = 0; q < 8; ++q) wq[q] = wq[q + 1];
-    wq[8] = w;
-    wS[ty][tx] = wq[4];
-    __syncthreads();
-    if (store) {
-      const float4 x = update4<TX, TY>(wq, wS, tx, ty, uq[0], rO);
-      *reinterpret_cast<float4*>(W + p + io * s0) = wq[4];
-      *reinterpret_cast<float4*>(X + p + io * s0) = x;
-    }
-#pragma unroll
-    for (int q = 0; q < 8; ++q) uq[q] = uq[q + 1];
+    planeStep(at, L, iw, uq, wq, uS, wS, vC, rC, store, [&] { return rO; }, W, X);
   }
 }
 
@@ -206,8 +218,7 @@ __global__ void __launch_bounds__(TX * TY, 1) fusedRing(const stnc_rt::Layout L,
   float4* const uR = ring;
   float4* const vR = ring + SU * TY * TX;
   float4* const rR = ring + 2 * SU * TY * TX;
-  const int tx = threadIdx.x, ty = threadIdx.y, me = ty * TX + tx;
-  const long n0 = L.n[0];
+  const int me = threadIdx.y * TX + threadIdx.x;
   const Place<TX, TY> at(L, chunk);
   const long x0 = at.x0, x1 = at.x1, p = at.p, s0 = at.s0;
   const bool inner = at.inner, wThread = at.wThread, outThread = at.outThread;
@@ -242,26 +253,7 @@ __global__ void __launch_bounds__(TX * TY, 1) fusedRing(const stnc_rt::Layout L,
     uq[8] = uR[(it % SU) * TY * TX + me];
     const float4 vC = vR[(it % SU) * TY * TX + me], rC = rR[(it % SR) * TY * TX + me];
     const bool store = outThread && io >= x0;
-    uS[ty][tx] = uq[4];
-    __syncthreads();
-    float4 w = float4{0, 0, 0, 0};
-    if (wThread) {
-      if (inner && iw >= 0 && iw < n0) w = update4<TX, TY>(uq, uS, tx, ty, vC, rC);
-      else w = vC;  // outside the interior: B's halo value
-    }
-#pragma unroll
-    for (int q = 0; q < 8; ++q) wq[q] = wq[q + 1];
-    wq[8] = w;
-    wS[ty][tx] = wq[4];
-    __syncthreads();
-    if (store) {
-      const float4 rO = rR[((it - 4) % SR) * TY * TX + me];
-      const float4 x = update4<TX, TY>(wq, wS, tx, ty, uq[0], rO);
-      *reinterpret_cast<float4*>(W + p + io * s0) = wq[4];
-      *reinterpret_cast<float4*>(X + p + io * s0) = x;
-    }
-#pragma unroll
-    for (int q = 0; q < 8; ++q) uq[q] = uq[q + 1];
+    planeStep(at, L, iw, uq, wq, uS, wS, vC, rC, store, [&] { return rR[((it - 4) % SR) * TY * TX + me]; }, W, X);
   }
 }
 
