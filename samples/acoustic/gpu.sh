@@ -113,7 +113,7 @@ if [[ -x $bin ]]; then
   # = make GPU=1 check-gpu
   stage check-gpu 75 env OMP_WAIT_POLICY=passive "$bin" --check --backend cuda || ok=0
   # Clocks and power sampled during each benchmark (the board is power-capped in sustained runs).
-  smi=$(cd "$here/../.." && pwd)/scripts/smi-sample.sh
+  smi=$root/scripts/smi-sample.sh
   stage bench-random 60 bash "$smi" "$bin" --bench --backend cuda --n 800 --steps 1000 --chunk 100 --init random || ok=0
   stage bench-zero 60 bash "$smi" "$bin" --bench --backend cuda --n 800 --steps 1000 --chunk 100 --init zero || ok=0
   # A picture: acoustic.png, or acoustic.ppm where the build has no libpng.

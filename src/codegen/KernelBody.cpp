@@ -62,7 +62,7 @@ std::string ref(const dag::Context& ctx, const dag::Kernel& k, dag::NodeId id) {
 std::string applyText(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, const char* divide) {
   auto r = [&](int i) { return ref(ctx, k, n.operands[i]); };
   if (n.kind == dag::NodeKind::Select) return r(0) + " ? " + r(1) + " : " + r(2);
-  if (n.kind == dag::NodeKind::Apply && n.op == dag::Op::Div && divide) return std::string(divide) + "(" + r(0) + ", " + r(1) + ")";
+  if (n.op == dag::Op::Div && divide) return std::string(divide) + "(" + r(0) + ", " + r(1) + ")";
   if (n.op == dag::Op::Neg) return "-" + r(0);
   if (n.op == dag::Op::Not) return "!" + r(0);
   if (const char* b = binaryOperator(n.op)) return r(0) + b + r(1);
