@@ -1,4 +1,4 @@
-// Shared by the hand-written experiment programs (bench/temporal, bench/smem): error checking and
+// Shared by the hand-written experiment programs under bench/: error checking and
 // the timing method of the benchmark suite (CUDA events around each run, L2 evicted before it by a
 // 256 MB memset, 3 warm-up runs, the median of the rest).
 #pragma once

@@ -1,0 +1,274 @@
+// Hand-written experiment (session 11): CNS hypterm with the pointwise flux products staged once per
+// point, against stnc's fused group kernel (bench/workloads/hypterm_c.stn, stream schedule, which
+// recomputes each product at each of the 8 offsets its derivative reads: 375 flops and ~102 loads per point).
+//
+// Staging (Devito's CIRE, the research note's recipe for hypterm): output c uses D(X_c) along i,
+// D(Y_c) along j and D(Z_c) along k, where X_c, Y_c, Z_c are pointwise products of the inputs at one
+// point (X_1 = cons_imx*qu + qpres, Y_4 = (cons_iene+qpres)*qv, ...). Per plane i a block computes
+//   - X_c at the lead plane i+4 for its own column (global loads) into a register queue of 9 planes,
+//   - Y_c on a (kBY+8) x 32 tile and Z_c on a kBY x 40 tile of plane i+1 into shared memory (double
+//     buffered: one barrier per plane), from global loads of the 6 inputs each needs,
+// and evaluates the five outputs from the queue and the tiles, in the source's operation order, so the
+// result is bit for bit stnc's (both built with -fmad=false). Loads per point: 6 lead + about 20 tile
+// (halo recompute) instead of ~102; products once per point instead of 8 times.
+//   hypterm_staged [N] [reps] [profile]       (N a multiple of 32; run by bench/hypterm/run.sh)
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "experiment.h"
+#include "hypterm_c.h"
+
+namespace {
+
+using real = double;
+constexpr real ALP = 4.0 / 5.0, BET = -1.0 / 5.0, GAM = 4.0 / 105.0, DEL = -1.0 / 280.0;
+
+}  // namespace
+namespace stnc_rt {
+template <int Level>
+__device__ __forceinline__ void prefetchLine(const double* p) {
+  if constexpr (Level == 1) asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+  else if constexpr (Level == 2) asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+}  // namespace stnc_rt
+namespace {
+
+struct Fields {
+  const real *imx, *imy, *imz, *iene, *qu, *qv, *qw, *qpres;
+  real *firho, *fimx, *fimy, *fimz, *fiene;
+};
+
+// D(f) as the workload writes it: ALP*(f[+1]-f[-1]) + BET*(...) + GAM*(...) + DEL*(...), left fold.
+template <typename F>
+__device__ __forceinline__ real deriv(F f) {
+  real s = ALP * (f(1) - f(-1));
+  s = s + BET * (f(2) - f(-2));
+  s = s + GAM * (f(3) - f(-3));
+  return s + DEL * (f(4) - f(-4));
+}
+
+// The five products along one axis at point q; m = the axis' velocity (qu, qv or qw); `own` = which
+// output adds qpres inside its product (X_1, Y_2, Z_3), the first value is the plain momentum.
+template <int Axis>
+__device__ __forceinline__ void products(const Fields& F, long q, real out[5]) {
+  // __ldg: read-only loads the compiler may move across the output stores (Fields carries no restrict).
+  const real imx = __ldg(F.imx + q), imy = __ldg(F.imy + q), imz = __ldg(F.imz + q), iene = __ldg(F.iene + q), p = __ldg(F.qpres + q);
+  const real m = __ldg(Axis == 0 ? F.qu + q : Axis == 1 ? F.qv + q : F.qw + q);
+  out[0] = Axis == 0 ? imx : Axis == 1 ? imy : imz;
+  out[1] = Axis == 0 ? imx * m + p : imx * m;
+  out[2] = Axis == 1 ? imy * m + p : imy * m;
+  out[3] = Axis == 2 ? imz * m + p : imz * m;
+  out[4] = (iene + p) * m;
+}
+
+// kPrefetch: 0 none; 1 / 2: prefetch.global.L1 / .L2 of the inputs plane x+2's tiles and lead column read
+// (non-binding: no registers held while the lines travel).
+template <int kBY, int kMinBlocks, int kUnroll, int kPrefetch>
+__global__ void __launch_bounds__(32 * kBY, kMinBlocks)
+    staged(const stnc_rt::Layout L, long n, long chunk, Fields F, real dxinv0, real dxinv1, real dxinv2) {
+  constexpr int kBX = 32, kT = kBX * kBY, kR = 4;
+  constexpr int kYTile = (kBY + 2 * kR) * kBX, kZTile = kBY * (kBX + 2 * kR);
+  extern __shared__ real smem_[];
+  real* const Ys = smem_;                 // [2][5][kBY + 8][32]
+  real* const Zs = smem_ + 2 * 5 * kYTile;  // [2][5][kBY][40]
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kBX + tx;
+  const long zb = blockIdx.x * kBX, yb = blockIdx.y * kBY, z = zb + tx, y = yb + ty;
+  const long x0 = blockIdx.z * chunk, x1 = x0 + chunk < n ? x0 + chunk : n;
+  // The tile points this thread computes are the same on every plane: their offsets from the plane's
+  // first element, worked out once (the first version divided tile indices per plane).
+  constexpr int kYPer = (kYTile + kT - 1) / kT, kZPer = (kZTile + kT - 1) / kT;
+  int yOff[kYPer], zOff[kZPer];  // within one plane (int: fewer registers)
+#pragma unroll
+  for (int s = 0; s < kYPer; ++s) {
+    const int idx = tid + s * kT;
+    yOff[s] = (int)stnc_rt::at(L, 0, yb + idx / kBX - kR, zb + idx % kBX);
+  }
+#pragma unroll
+  for (int s = 0; s < kZPer; ++s) {
+    const int idx = tid + s * kT;
+    zOff[s] = (int)stnc_rt::at(L, 0, yb + idx / (kBX + 2 * kR), zb + idx % (kBX + 2 * kR) - kR);
+  }
+  const long s0 = L.stride[0];
+  auto tiles = [&](long x, int b) {
+    real v[5];
+#pragma unroll
+    for (int s = 0; s < kYPer; ++s) {
+      const int idx = tid + s * kT;
+      if (kYTile % kT != 0 && idx >= kYTile) break;
+      products<1>(F, x * s0 + yOff[s], v);
+#pragma unroll
+      for (int e = 0; e < 5; ++e) Ys[(b * 5 + e) * kYTile + idx] = v[e];
+    }
+#pragma unroll
+    for (int s = 0; s < kZPer; ++s) {
+      const int idx = tid + s * kT;
+      if (kZTile % kT != 0 && idx >= kZTile) break;
+      products<2>(F, x * s0 + zOff[s], v);
+#pragma unroll
+      for (int e = 0; e < 5; ++e) Zs[(b * 5 + e) * kZTile + idx] = v[e];
+    }
+  };
+  auto prefetchPlane = [&](long x) {
+    const real* const ins[8] = {F.imx, F.imy, F.imz, F.iene, F.qu, F.qv, F.qw, F.qpres};
+#pragma unroll
+    for (int f = 0; f < 8; ++f) {
+      const real* a = ins[f] + x * s0;
+#pragma unroll
+      for (int s = 0; s < kYPer; ++s)
+        if (kYTile % kT == 0 || tid + s * kT < kYTile) stnc_rt::prefetchLine<kPrefetch>(a + yOff[s]);
+#pragma unroll
+      for (int s = 0; s < kZPer; ++s)
+        if (kZTile % kT == 0 || tid + s * kT < kZTile) stnc_rt::prefetchLine<kPrefetch>(a + zOff[s]);
+      stnc_rt::prefetchLine<kPrefetch>(ins[f] + stnc_rt::at(L, x + kR, y, z));
+    }
+  };
+  real q[5][9];  // X_c at planes x-4 .. x+4
+  for (int m = 0; m < 8; ++m) {
+    real v[5];
+    products<0>(F, stnc_rt::at(L, x0 - kR + m, y, z), v);
+#pragma unroll
+    for (int e = 0; e < 5; ++e) q[e][m] = v[e];
+  }
+  tiles(x0, 0);
+  __syncthreads();
+  real* const outs[5] = {F.firho, F.fimx, F.fimy, F.fimz, F.fiene};
+#pragma unroll kUnroll  // with 3, most of the queue shifts below become renames
+  for (long x = x0; x < x1; ++x) {
+    const int b = static_cast<int>((x - x0) & 1);
+    {  // the lead plane's X first: its loads are in flight while the tiles' are issued
+      real v[5];
+      products<0>(F, stnc_rt::at(L, x + kR, y, z), v);
+#pragma unroll
+      for (int e = 0; e < 5; ++e) q[e][8] = v[e];
+    }
+    if (kPrefetch && x + 2 < x1) prefetchPlane(x + 2);
+    if (x + 1 < x1) tiles(x + 1, b ^ 1);
+    const long p = stnc_rt::at(L, x, y, z);
+#pragma unroll
+    for (int e = 0; e < 5; ++e) {
+      const real* Y = Ys + (b * 5 + e) * kYTile + (ty + kR) * kBX + tx;
+      const real* Z = Zs + (b * 5 + e) * kZTile + ty * (kBX + 2 * kR) + tx + kR;
+      const real dx = deriv([&](int m) { return q[e][4 + m]; });
+      const real dy = deriv([&](int m) { return Y[m * kBX]; });
+      const real dz = deriv([&](int m) { return Z[m]; });
+      outs[e][p] = -(dxinv0 * dx + dxinv1 * dy + dxinv2 * dz);
+    }
+#pragma unroll
+    for (int e = 0; e < 5; ++e)
+#pragma unroll
+      for (int m = 0; m < 8; ++m) q[e][m] = q[e][m + 1];
+    __syncthreads();
+  }
+}
+
+template <int kBY, int kMinBlocks, int kUnroll = 1, int kPrefetch = 0>
+void launch(const stnc_rt::Layout& L, long n, long chunk, const Fields& F, real d0, real d1, real d2) {
+  const size_t smem = 2 * 5 * ((kBY + 8) * 32 + kBY * 40) * sizeof(real);
+  static bool once = [&] {
+    CK(cudaFuncSetAttribute(staged<kBY, kMinBlocks, kUnroll, kPrefetch>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    return true;
+  }();
+  (void)once;
+  dim3 grid(static_cast<unsigned>(n / 32), static_cast<unsigned>(n / kBY), static_cast<unsigned>((n + chunk - 1) / chunk));
+  staged<kBY, kMinBlocks, kUnroll, kPrefetch><<<grid, dim3(32, kBY), smem>>>(L, n, chunk, F, d0, d1, d2);
+  CK(cudaGetLastError());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const long n = argc > 1 ? std::atol(argv[1]) : 256;
+  const int reps = argc > 2 ? std::atoi(argv[2]) : 30;
+  if (n % 32 != 0) { std::fprintf(stderr, "N must be a multiple of 32\n"); return 2; }
+  namespace H = stn::hypterm_c;
+  const stnc_rt::Layout L = H::layout(n, n, n);
+  const size_t cnt = L.count, bytes = cnt * sizeof(real);
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<real> dist(0.5, 1.5);
+  std::vector<real> h(cnt);
+  real* in[8];
+  real* out[2][5];
+  for (auto& a : in) {
+    for (auto& x : h) x = dist(rng);
+    CK(cudaMalloc(&a, bytes));
+    CK(cudaMemcpy(a, h.data(), bytes, cudaMemcpyHostToDevice));
+  }
+  for (auto& o : out)
+    for (auto& a : o) { CK(cudaMalloc(&a, bytes)); CK(cudaMemset(a, 0, bytes)); }
+  const real d0 = 1.0 / 3, d1 = 1.0 / 5, d2 = 1.0 / 7;
+  // in: cons_imx, cons_imy, cons_imz, cons_iene, qu, qv, qw, qpres
+  auto stnc = [&](real* const* o) {
+    CK(static_cast<cudaError_t>(H::cuda::sweep(L, in[0], in[1], in[2], o[0], in[4], in[5], in[6], in[7], o[1], o[2], o[3], in[3], o[4], d0, d1, d2)));
+  };
+  Fields F{in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], out[1][0], out[1][1], out[1][2], out[1][3], out[1][4]};
+  size_t flushN = 256u << 20;
+  void* flush;
+  CK(cudaMalloc(&flush, flushN));
+  stnc(out[0]);
+  CK(cudaDeviceSynchronize());
+  if (argc > 3 && std::strcmp(argv[3], "profile") == 0) {  // for ncu: one launch of the staged 32x8 kernel after stnc's
+    launch<8, 2, 3, 1>(L, n, 32, F, d0, d1, d2);
+    CK(cudaDeviceSynchronize());
+    return 0;
+  }
+  std::vector<real> a(cnt), b(cnt);
+  auto check = [&](const char* what) {
+    CK(cudaDeviceSynchronize());
+    long bad = 0;
+    for (int e = 0; e < 5; ++e) {
+      CK(cudaMemcpy(a.data(), out[0][e], bytes, cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(b.data(), out[1][e], bytes, cudaMemcpyDeviceToHost));
+      for (long i = 0; i < n; ++i)
+        for (long j = 0; j < n; ++j)
+          for (long k = 0; k < n; ++k) {
+            const long p = stnc_rt::at(L, i, j, k);
+            if (std::memcmp(&a[p], &b[p], sizeof(real)) != 0 && bad++ < 3)
+              std::printf("  %s: output %d differs at (%ld,%ld,%ld): %.17g vs %.17g\n", what, e, i, j, k, a[p], b[p]);
+          }
+      CK(cudaMemset(out[1][e], 0, bytes));
+    }
+    return bad;
+  };
+  // Floor: 13 arrays of n^3 doubles once each, at the D2D copy rate measured now (2 GiB).
+  real *ca, *cb;
+  const size_t cbytes = 1ul << 30;
+  CK(cudaMalloc(&ca, cbytes));
+  CK(cudaMalloc(&cb, cbytes));
+  CK(cudaMemset(ca, 1, cbytes));
+  const double copyMs = medianMs([&] { CK(cudaMemcpyAsync(cb, ca, cbytes, cudaMemcpyDeviceToDevice)); }, reps, flush, flushN);
+  const double bw = 2.0 * cbytes / (copyMs * 1e-3);
+  const double pts = static_cast<double>(n) * n * n, floorUs = 13 * 8 * pts / bw * 1e6;
+  std::printf("hypterm f64 %ld^3: copy %.2f TB/s, memory floor %.1f us (104 B/pt)\n\n", n, bw / 1e12, floorUs);
+  std::printf("| kernel | us | fraction of floor | bit-identical to stnc |\n| --- | ---: | ---: | --- |\n");
+  const double tS = 1e3 * medianMs([&] { stnc(out[0]); }, reps, flush, flushN);
+  std::printf("| stnc fused (stream) | %.1f | %.2f | (reference) |\n", tS, floorUs / tS);
+  auto run = [&](const char* name, auto fn) {
+    fn();
+    const long bad = check(name);
+    const double t = 1e3 * medianMs(fn, reps, flush, flushN);
+    std::printf("| %s | %.1f | %.2f | %s |\n", name, t, floorUs / t, bad ? "NO" : "yes");
+  };
+  for (long chunk : {32L, 64L}) {
+    char name[96];
+    std::snprintf(name, sizeof name, "staged 32x8, 2 blocks/SM, unroll 3, chunk %ld", chunk);
+    run(name, [&] { launch<8, 2, 3>(L, n, chunk, F, d0, d1, d2); });
+    std::snprintf(name, sizeof name, "staged 32x8, 2 blocks/SM, unroll 3, prefetch L1, chunk %ld", chunk);
+    run(name, [&] { launch<8, 2, 3, 1>(L, n, chunk, F, d0, d1, d2); });
+    std::snprintf(name, sizeof name, "staged 32x8, 2 blocks/SM, unroll 3, prefetch L2, chunk %ld", chunk);
+    run(name, [&] { launch<8, 2, 3, 2>(L, n, chunk, F, d0, d1, d2); });
+    std::snprintf(name, sizeof name, "staged 32x4, 3 blocks/SM, chunk %ld", chunk);
+    run(name, [&] { launch<4, 3>(L, n, chunk, F, d0, d1, d2); });
+    std::snprintf(name, sizeof name, "staged 32x4, 3 blocks/SM, prefetch L1, chunk %ld", chunk);
+    run(name, [&] { launch<4, 3, 1, 1>(L, n, chunk, F, d0, d1, d2); });
+    std::snprintf(name, sizeof name, "staged 32x16, 1 block/SM, chunk %ld", chunk);
+    run(name, [&] { launch<16, 1>(L, n, chunk, F, d0, d1, d2); });
+    std::snprintf(name, sizeof name, "staged 32x16, 1 block/SM, prefetch L1, chunk %ld", chunk);
+    run(name, [&] { launch<16, 1, 1, 1>(L, n, chunk, F, d0, d1, d2); });
+  }
+  return 0;
+}
