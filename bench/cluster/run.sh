@@ -8,10 +8,8 @@
 # bench/cluster/ring_model.py checks the kernel's dim-0 ring and queue logic on the CPU (python3, no GPU).
 source "$(dirname "${BASH_SOURCE[0]}")/../common/prelude.sh" cluster  # root, stnc, work, nvcc
 "$stnc" "$root/bench/workloads/star25_c.stn" -o "$work" ${STNC_FLAGS:-}
-# -fmad=false on both (stnc's own flag): the variants evaluate the generated expression bit for bit.
-"$nvcc" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -Xptxas -v -I "$work" -I "$root/bench/common" \
-  "$root/bench/cluster/cluster_star25.cu" "$work/star25_c.cu" -o "$work/cluster_star25" 2> "$work/ptxas.txt" ||
-  { cat "$work/ptxas.txt"; exit 1; }
+# -fmad=false on both (bench_nvcc; stnc's own flag): the variants evaluate the generated expression bit for bit.
+bench_nvcc "$work/cluster_star25" "$root/bench/cluster/cluster_star25.cu" "$work/star25_c.cu"
 # Registers and spills per variant, Cfg<TK, TJ, C, mode (0 own, 1 own + cluster barrier, 2 push, 3 pull), split, G>.
 regs() {
   awk '/Compiling entry function/ { f = ""; if (match($0, /CfgIL[^E]*E[^E]*E[^E]*E[^E]*E[^E]*E[^E]*E/)) {

@@ -4,14 +4,12 @@
 #   STNC=build-static/stnc bash bench/hypterm/run.sh [N] [reps]      BUILD_ONLY=1: build only (CI)
 source "$(dirname "${BASH_SOURCE[0]}")/../common/prelude.sh" hypterm  # root, stnc, work, nvcc
 "$stnc" "$root/bench/workloads/hypterm_c.stn" -o "$work"
-"$nvcc" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -Xptxas -v -I "$work" -I "$root/bench/common" \
-  "$root/bench/hypterm/hypterm_staged.cu" "$work/hypterm_c.cu" -o "$work/hypterm_staged" 2> "$work/ptxas.txt" || { cat "$work/ptxas.txt"; exit 1; }
+bench_nvcc "$work/hypterm_staged" "$root/bench/hypterm/hypterm_staged.cu" "$work/hypterm_c.cu"  # -fmad=false: bit for bit
 echo "# Staged hypterm (bench/hypterm/run.sh), $(date -Is)"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader 2>/dev/null || true
 echo
 echo "ptxas (registers, spills):"
-awk '/Compiling entry function/ { f = ($0 ~ /staged|9hypterm_c/); n = $0; sub(/.*entry function ./, "", n); sub(/. for .*/, "", n) }
-     f && /spill stores/ { s = $0 } f && /Used [0-9]+ registers/ { sub(/.*Used/, "Used"); print "    " n ": " $0 "; " s; f = 0 }' "$work/ptxas.txt" | sed 's/  */ /g' || true
+ptxas_summary 'stagedILi[0-9]+ELi[0-9]+ELi[0-9]+ELi[0-9]+E|9hypterm_c[^ ]*sweepPart'
 [[ ${BUILD_ONLY:-0} == 1 ]] && { echo "built $work/hypterm_staged"; exit 0; }
 echo
 "$work/hypterm_staged" "${1:-256}" "${2:-30}"

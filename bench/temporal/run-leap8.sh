@@ -5,15 +5,13 @@
 #   STNC=build-static/stnc bash bench/temporal/run-leap8.sh [N ...]      (default: 800)
 source "$(dirname "${BASH_SOURCE[0]}")/../common/prelude.sh" leap8  # root, stnc, work, nvcc
 "$stnc" "$root/bench/temporal/leap8.stn" -o "$work" ${STNC_FLAGS:-}
-# -fmad=false on both: the fused kernel evaluates the generated expression bit for bit.
-"$nvcc" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -Xptxas -v -I "$work" -I "$root/bench/common" \
-  "$root/bench/temporal/temporal_leap8.cu" "$work/leap8.cu" -o "$work/temporal_leap8" 2> "$work/ptxas.txt" || { cat "$work/ptxas.txt"; exit 1; }
+# -fmad=false (bench_nvcc): the fused kernel evaluates the generated expression bit for bit.
+bench_nvcc "$work/temporal_leap8" "$root/bench/temporal/temporal_leap8.cu" "$work/leap8.cu"
 echo "# Temporal blocking at radius 4: leap8 f32 (bench/temporal/run-leap8.sh), $(date -Is)"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader 2>/dev/null || true
 echo
 echo "ptxas (fused kernels: registers, spills):"
-awk '/Compiling entry function/ { f = ($0 ~ /fused(2|Ring)/); match($0, /fused(2|Ring)I(Li[0-9]+E)+/); n = substr($0, RSTART, RLENGTH) }
-     f && /spill stores/ { s = $0 } f && /Used [0-9]+ registers/ { sub(/.*Used/, "Used"); print "    " n ": " $0 "; " s; f = 0 }' "$work/ptxas.txt" | sed 's/  */ /g' || true
+ptxas_summary 'fused(2|Ring)I(Li[0-9]+E)+'
 [[ ${BUILD_ONLY:-0} == 1 ]] && { echo "built $work/temporal_leap8"; exit 0; }
 if [[ ${PROFILE:-0} == 1 ]]; then  # ncu: the stnc sweep against the best fused pair (800^3)
   ncu=${NCU:-/usr/local/cuda/bin/ncu}
