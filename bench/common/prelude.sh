@@ -28,3 +28,17 @@ ptxas_summary() {
        f && /spill stores/ { s = $0 } f && /Used [0-9]+ registers/ { sub(/.*Used/, "Used"); print "    " n ": " $0 "; " s; f = 0 }' \
     "$work/ptxas.txt" | sed 's/  */ /g' || true
 }
+
+# bench_head TITLE HEADING REGEX BINARY: the report's first lines (title with the date, the GPU, HEADING and
+# ptxas_summary REGEX); under BUILD_ONLY=1 says BINARY was built and ends the script here.
+bench_head() {
+  echo "# $1, $(date -Is)"
+  nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader 2>/dev/null || true
+  echo
+  echo "$2"
+  ptxas_summary "$3"
+  if [[ ${BUILD_ONLY:-0} == 1 ]]; then
+    echo "built $4"
+    exit 0
+  fi
+}

@@ -5,12 +5,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/../common/prelude.sh" hypterm  # root, stnc, work, nvcc
 "$stnc" "$root/bench/workloads/hypterm_c.stn" -o "$work"
 bench_nvcc "$work/hypterm_staged" "$root/bench/hypterm/hypterm_staged.cu" "$work/hypterm_c.cu"  # -fmad=false: bit for bit
-echo "# Staged hypterm (bench/hypterm/run.sh), $(date -Is)"
-nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader 2>/dev/null || true
-echo
-echo "ptxas (registers, spills):"
-ptxas_summary 'stagedILi[0-9]+ELi[0-9]+ELi[0-9]+ELi[0-9]+E|9hypterm_c[^ ]*sweepPart'
-[[ ${BUILD_ONLY:-0} == 1 ]] && { echo "built $work/hypterm_staged"; exit 0; }
+bench_head "Staged hypterm (bench/hypterm/run.sh)" "ptxas (registers, spills):" \
+  'stagedILi[0-9]+ELi[0-9]+ELi[0-9]+ELi[0-9]+E|9hypterm_c[^ ]*sweepPart' "$work/hypterm_staged"
 echo
 "$work/hypterm_staged" "${1:-256}" "${2:-30}"
 if [[ ${PROFILE:-0} == 1 ]]; then  # ncu: stnc's fused kernel and the staged 32x8 one, one launch each

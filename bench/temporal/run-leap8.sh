@@ -7,12 +7,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../common/prelude.sh" leap8  # root, stnc
 "$stnc" "$root/bench/temporal/leap8.stn" -o "$work" ${STNC_FLAGS:-}
 # -fmad=false (bench_nvcc): the fused kernel evaluates the generated expression bit for bit.
 bench_nvcc "$work/temporal_leap8" "$root/bench/temporal/temporal_leap8.cu" "$work/leap8.cu"
-echo "# Temporal blocking at radius 4: leap8 f32 (bench/temporal/run-leap8.sh), $(date -Is)"
-nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader 2>/dev/null || true
-echo
-echo "ptxas (fused kernels: registers, spills):"
-ptxas_summary 'fused(2|Ring)I(Li[0-9]+E)+'
-[[ ${BUILD_ONLY:-0} == 1 ]] && { echo "built $work/temporal_leap8"; exit 0; }
+bench_head "Temporal blocking at radius 4: leap8 f32 (bench/temporal/run-leap8.sh)" "ptxas (fused kernels: registers, spills):" \
+  'fused(2|Ring)I(Li[0-9]+E)+' "$work/temporal_leap8"
 if [[ ${PROFILE:-0} == 1 ]]; then  # ncu: the stnc sweep against the best fused pair (800^3)
   ncu=${NCU:-/usr/local/cuda/bin/ncu}
   "$ncu" --clock-control none --kernel-name regex:'sweepPart|fusedRing' --metrics \
