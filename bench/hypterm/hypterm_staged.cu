@@ -28,15 +28,11 @@ namespace {
 using real = double;
 constexpr real ALP = 4.0 / 5.0, BET = -1.0 / 5.0, GAM = 4.0 / 105.0, DEL = -1.0 / 280.0;
 
-}  // namespace
-namespace stnc_rt {
 template <int Level>
 __device__ __forceinline__ void prefetchLine(const double* p) {
   if constexpr (Level == 1) asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
   else if constexpr (Level == 2) asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
-}  // namespace stnc_rt
-namespace {
 
 struct Fields {
   const real *imx, *imy, *imz, *iene, *qu, *qv, *qw, *qpres;
@@ -52,8 +48,8 @@ __device__ __forceinline__ real deriv(F f) {
   return s + DEL * (f(4) - f(-4));
 }
 
-// The five products along one axis at point q; m = the axis' velocity (qu, qv or qw); `own` = which
-// output adds qpres inside its product (X_1, Y_2, Z_3), the first value is the plain momentum.
+// The five products along one axis at point q: the axis' momentum, then each momentum times the axis'
+// velocity m (qu, qv or qw), qpres added to the axis' own one (X_1, Y_2, Z_3), and (cons_iene + qpres) * m.
 template <int Axis>
 __device__ __forceinline__ void products(const Fields& F, long q, real out[5]) {
   // __ldg: read-only loads the compiler may move across the output stores (Fields carries no restrict).
@@ -66,8 +62,40 @@ __device__ __forceinline__ void products(const Fields& F, long q, real out[5]) {
   out[4] = (iene + p) * m;
 }
 
-// kPrefetch: 0 none; 1 / 2: prefetch.global.L1 / .L2 of the inputs plane x+2's tiles and lead column read
-// (non-binding: no registers held while the lines travel).
+// A tile of kTile points (rows of kCols) shared by kT threads, kPer points each at most: the offsets of this
+// thread's points from the start of a plane, the products of axis Axis at them into slot b of S, and
+// prefetches of their lines (Level 1: L1, 2: L2; non-binding, no registers held while the lines travel).
+template <int kTile, int kCols, int kT, int kPer>
+struct Tile {
+  int off[kPer];
+  __device__ Tile(const stnc_rt::Layout& L, int tid, long row0, long col0) {
+#pragma unroll
+    for (int s = 0; s < kPer; ++s) {
+      const int idx = tid + s * kT;
+      off[s] = static_cast<int>(stnc_rt::at(L, 0, row0 + idx / kCols, col0 + idx % kCols));  // int: fewer registers
+    }
+  }
+  __device__ static bool mine(int tid, int s) { return kTile % kT == 0 || tid + s * kT < kTile; }
+  template <int Axis>
+  __device__ void fill(const Fields& F, long plane, int tid, real* S, int b) const {
+#pragma unroll
+    for (int s = 0; s < kPer; ++s) {
+      if (!mine(tid, s)) break;
+      real v[5];
+      products<Axis>(F, plane + off[s], v);
+#pragma unroll
+      for (int e = 0; e < 5; ++e) S[(b * 5 + e) * kTile + tid + s * kT] = v[e];
+    }
+  }
+  template <int Level>
+  __device__ void prefetch(const real* plane, int tid) const {
+#pragma unroll
+    for (int s = 0; s < kPer; ++s)
+      if (mine(tid, s)) prefetchLine<Level>(plane + off[s]);
+  }
+};
+
+// kPrefetch: 0 none; 1 / 2: prefetch.global.L1 / .L2 of the lines of plane x+2's tiles and lead column.
 template <int kBY, int kMinBlocks, int kUnroll, int kPrefetch>
 __global__ void __launch_bounds__(32 * kBY, kMinBlocks)
     staged(const stnc_rt::Layout L, long n, long chunk, Fields F, real dxinv0, real dxinv1, real dxinv2) {
@@ -79,52 +107,22 @@ __global__ void __launch_bounds__(32 * kBY, kMinBlocks)
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kBX + tx;
   const long zb = blockIdx.x * kBX, yb = blockIdx.y * kBY, z = zb + tx, y = yb + ty;
   const long x0 = blockIdx.z * chunk, x1 = x0 + chunk < n ? x0 + chunk : n;
-  // The tile points this thread computes are the same on every plane: their offsets from the plane's
-  // first element, worked out once (the first version divided tile indices per plane).
-  constexpr int kYPer = (kYTile + kT - 1) / kT, kZPer = (kZTile + kT - 1) / kT;
-  int yOff[kYPer], zOff[kZPer];  // within one plane (int: fewer registers)
-#pragma unroll
-  for (int s = 0; s < kYPer; ++s) {
-    const int idx = tid + s * kT;
-    yOff[s] = (int)stnc_rt::at(L, 0, yb + idx / kBX - kR, zb + idx % kBX);
-  }
-#pragma unroll
-  for (int s = 0; s < kZPer; ++s) {
-    const int idx = tid + s * kT;
-    zOff[s] = (int)stnc_rt::at(L, 0, yb + idx / (kBX + 2 * kR), zb + idx % (kBX + 2 * kR) - kR);
-  }
+  // The tile points this thread computes are the same on every plane: their offsets are worked out once
+  // (the first version divided tile indices per plane).
+  const Tile<kYTile, kBX, kT, (kYTile + kT - 1) / kT> yT(L, tid, yb - kR, zb);
+  const Tile<kZTile, kBX + 2 * kR, kT, (kZTile + kT - 1) / kT> zT(L, tid, yb, zb - kR);
   const long s0 = L.stride[0];
   auto tiles = [&](long x, int b) {
-    real v[5];
-#pragma unroll
-    for (int s = 0; s < kYPer; ++s) {
-      const int idx = tid + s * kT;
-      if (kYTile % kT != 0 && idx >= kYTile) break;
-      products<1>(F, x * s0 + yOff[s], v);
-#pragma unroll
-      for (int e = 0; e < 5; ++e) Ys[(b * 5 + e) * kYTile + idx] = v[e];
-    }
-#pragma unroll
-    for (int s = 0; s < kZPer; ++s) {
-      const int idx = tid + s * kT;
-      if (kZTile % kT != 0 && idx >= kZTile) break;
-      products<2>(F, x * s0 + zOff[s], v);
-#pragma unroll
-      for (int e = 0; e < 5; ++e) Zs[(b * 5 + e) * kZTile + idx] = v[e];
-    }
+    yT.template fill<1>(F, x * s0, tid, Ys, b);
+    zT.template fill<2>(F, x * s0, tid, Zs, b);
   };
   auto prefetchPlane = [&](long x) {
     const real* const ins[8] = {F.imx, F.imy, F.imz, F.iene, F.qu, F.qv, F.qw, F.qpres};
 #pragma unroll
     for (int f = 0; f < 8; ++f) {
-      const real* a = ins[f] + x * s0;
-#pragma unroll
-      for (int s = 0; s < kYPer; ++s)
-        if (kYTile % kT == 0 || tid + s * kT < kYTile) stnc_rt::prefetchLine<kPrefetch>(a + yOff[s]);
-#pragma unroll
-      for (int s = 0; s < kZPer; ++s)
-        if (kZTile % kT == 0 || tid + s * kT < kZTile) stnc_rt::prefetchLine<kPrefetch>(a + zOff[s]);
-      stnc_rt::prefetchLine<kPrefetch>(ins[f] + stnc_rt::at(L, x + kR, y, z));
+      yT.template prefetch<kPrefetch>(ins[f] + x * s0, tid);
+      zT.template prefetch<kPrefetch>(ins[f] + x * s0, tid);
+      prefetchLine<kPrefetch>(ins[f] + stnc_rt::at(L, x + kR, y, z));
     }
   };
   real q[5][9];  // X_c at planes x-4 .. x+4

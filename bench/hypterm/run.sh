@@ -13,8 +13,8 @@ if [[ ${PROFILE:-0} == 1 ]]; then  # ncu: stnc's fused kernel and the staged 32x
   m=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active
   m=$m,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts.sum,l1tex__throughput.avg.pct_of_peak_sustained_active
   m=$m,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_barrier_per_warp_active.pct,smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct,smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct
-  /usr/local/cuda/bin/ncu --clock-control none -k regex:'sweepPart|staged' --metrics "$m" "$work/hypterm_staged" "${1:-256}" 1 profile | grep -v '^==PROF==' | sed -n '/sweepPart\|staged/,$p'
+  "${NCU:-/usr/local/cuda/bin/ncu}" --clock-control none -k regex:'sweepPart|staged' --metrics "$m" "$work/hypterm_staged" "${1:-256}" 1 profile | grep -v '^==PROF==' | sed -n '/sweepPart\|staged/,$p'
 fi
 if [[ ${SANITIZE:-0} == 1 ]]; then  # memcheck and racecheck at 64^3
-  for t in memcheck racecheck; do /usr/local/cuda/bin/compute-sanitizer --tool $t --print-limit 5 "$work/hypterm_staged" 64 1 | tail -3; done
+  for t in memcheck racecheck; do "${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}" --tool $t --print-limit 5 "$work/hypterm_staged" 64 1 | tail -3; done
 fi
