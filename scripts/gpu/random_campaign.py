@@ -352,8 +352,11 @@ class Campaign:
         if time.time() > self.deadline:
             return mark({"status": "not run", "error": "time budget"})
         libs = [os.path.join(dp, "lib.so") for dp, _, fs in os.walk(self.cache_env(fl, variant)["STNC_CACHE_DIR"]) if "lib.so" in fs]
-        if len(libs) != 1:
-            return mark({"status": "error", "error": "expected one cached lib.so for %s %s, found %d" % (fl, variant, len(libs))})
+        if not libs:
+            return mark({"status": "error", "error": "no cached lib.so for %s %s" % (fl, variant)})
+        # The cache outlives campaigns: an earlier stnc (another cache key) may have left its own shared
+        # object next to the one the build step just used, which is the newest.
+        libs.sort(key=os.path.getmtime)
         runs, ids = [], {}
         for c in cases:
             k = c["k"]
@@ -368,7 +371,7 @@ class Campaign:
                              "swaps": c["swaps"], "params": [run["params"][p] for p in k["params"]], "steps": run["steps"],
                              "outputs": {f: os.path.join(c["dirs"][r], "%s_%s.npy" % (variant, f)) for f in self.compared(c, r)}})
         tag = "%s-%s" % (os.path.splitext(os.path.basename(fl))[0], variant)
-        spec = {"lib": libs[0], "runs": runs, "result": os.path.join(self.work, "harness", tag + ".result.json")}
+        spec = {"lib": libs[-1], "runs": runs, "result": os.path.join(self.work, "harness", tag + ".result.json")}
         os.makedirs(os.path.join(self.work, "harness"), exist_ok=True)
         sp = os.path.join(self.work, "harness", tag + ".json")
         with open(sp, "w") as fh:

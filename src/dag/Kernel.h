@@ -102,6 +102,9 @@ struct Schedule {
   int smem = 0;         // Stream: planes arrive in shared memory through a cp.async ring where a
                         // part's rings fit (passes/SmemPlan): 1 = --smem=on (200 KiB), 2 = the
                         // policy's (two blocks per SM); prefetch is then the pipeline depth
+  int heads = 0;        // Stream with rings: 1 = each register queue's newest plane is loaded from global
+                        // memory `prefetch` planes ahead (into registers) instead of from its ring, so
+                        // the ring holds only the planes read in-plane (--queue-heads=global)
   int temporal = 0;     // 1: cuda::step fuses steps in pairs (temporal blocking, --temporal=on)
   std::string temporalWhy;  // why (not), for the generated comment and --report
   std::string reason;   // why, for the generated comment and --report
@@ -152,6 +155,7 @@ struct ScheduleRequest {
   std::string strategy;  // "" | auto | naive | stream
   int blockX = 0, blockY = 0, chunk = 0, unroll = 0, prefetch = -1, rows = 0, vec = 0;
   std::string smem;      // "" | auto | on | off
+  std::string heads;     // "" | auto | ring | global (--queue-heads)
 };
 
 struct Kernel {

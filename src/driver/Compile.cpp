@@ -103,6 +103,14 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
             "(--prefetch planes in flight, default 2; --rows rows per thread) and reads the in-plane neighbours there "
             "instead of through L1; a part whose rings exceed 200 KiB keeps L1 loads; auto: the policy (rings for "
             "stars and other non-box kernels where they fit two blocks per SM); off: never");
+  app.add_option("--queue-heads", fe.schedule.queueHeads,
+                 "stream with shared-memory rings: where each register queue (a field read at several offsets along "
+                 "the first axis) loads its newest plane. ring: from its plane's tile, so the ring also holds the "
+                 "planes between the in-plane reads and the head; global: straight from global memory --prefetch "
+                 "planes ahead into registers, so the rings shrink (the fused CNS hypterm: 171 -> 98 KiB per block); "
+                 "auto: the policy")
+      ->check(CLI::IsMember({"auto", "ring", "global"}))
+      ->capture_default_str();
   autoOnOff("--temporal", fe.schedule.temporal,
             "CUDA step loop: on fuses two time steps per sweep (temporal blocking) in cuda::step where the kernel "
             "qualifies (--report says whether and why not); auto: the policy (today: not used, measured slower "

@@ -64,7 +64,8 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
        << (k.schedule.prefetch > 0 ? ", prefetch " + std::to_string(k.schedule.prefetch) : std::string())
        << (k.schedule.rows > 1 ? ", rows " + std::to_string(k.schedule.rows) : std::string())
        << (k.schedule.vec > 1 ? ", vec " + std::to_string(k.schedule.vec) : std::string())
-       << (k.schedule.smem ? ", shared-memory planes" : std::string()) << "\n";
+       << (k.schedule.smem ? ", shared-memory planes" : std::string())
+       << (k.schedule.smem && k.schedule.heads ? " (queue heads from global memory)" : std::string()) << "\n";
     for (const auto& [part, ps] : k.partSchedules)
       os << "  part     : " << dag::partLabel(k, part) << ": own schedule "
          << dag::strategyName(ps.strategy) << ", block " << ps.blockX << "x" << ps.blockY << ", vec " << ps.vec << ", rows " << ps.rows

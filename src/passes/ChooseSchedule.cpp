@@ -136,11 +136,35 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
       for (const dag::Field& f : k.fields) readFields += dag::isRead(f.role) ? 1 : 0;
       s.unroll = k.type == dag::ElemType::F64 && longestQueue >= 9 && readFields == 1 ? 4 : 1;
     }
+    // Kernels of more than two outputs (the fused CNS hypterm: 5 outputs, 8 queued fields) get rings at 32x4
+    // threads of one point each when every part's rings fit the --smem=on budget. With the queues' heads in
+    // the rings (prefetch 2, unroll 2; 171 KiB, one block per SM): hypterm_c 1007 -> 903 us, hypterm_rt
+    // 999 -> 892 us (0.41 -> 0.46 of the floor; L1 at 32x4 is neutral; bench/results/2026-12-01-hypterm-staged.md).
+    // With the heads from global memory, one plane in flight and no unrolling (two blocks per SM at 255
+    // registers): 902 -> 838 us and 890 -> 758 us (0.49, 0.54); prefetch 2 or unrolling spill, 32x8 tiles
+    // ran 842-876 us (bench/results/2026-12-01-queue-heads.md).
+    if (!boxLike && outputs > 2 && o.smem != "off") {
+      dag::Schedule ring = s;
+      ring.smem = 1;
+      ring.blockX = 32;
+      ring.blockY = 4;
+      ring.prefetch = 2;
+      if (o.queueHeads != "ring") {
+        ring.heads = 1;
+        ring.prefetch = 1;
+        ring.unroll = 1;
+      }
+      bool fits = true;
+      for (int part : dag::kernelParts(k)) fits = fits && planSmem(ctx, k, part, ring).ok;
+      if (fits) s = ring;
+    }
     s.reason += "; block " + std::to_string(s.blockX) + "x" + std::to_string(s.blockY) + " (queues hold " + std::to_string(queueRegs) +
                 " registers), unroll " + std::to_string(s.unroll) + ", " + std::to_string(s.rows) + " row(s) x " +
                 std::to_string(s.vec) + " point(s) per thread (" + std::to_string(inPlaneLoads) + " in-plane loads, " +
                 std::to_string(outputs) + " output(s))" +
-                (s.smem ? "; planes through shared memory (cp.async ring, " + std::to_string(s.prefetch) + " in flight)" : "");
+                (s.smem ? "; planes through shared memory (cp.async ring, " + std::to_string(s.prefetch) + " in flight" +
+                          (s.smem == 1 ? "; more than two outputs: the --smem=on budget, one block per SM" : "") + ")"
+                        : "");
   }
   // Options (the command line, a saved or an autotuned schedule) replace the policy's values; the reason,
   // which describes the policy's choice, says which.
@@ -176,6 +200,7 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   if (o.smem == "on") s.smem = 1;
   if (o.smem == "on" && o.prefetch < 0 && s.prefetch == 0) s.prefetch = 2;
   if (o.smem == "off") s.smem = 0;
+  if (o.queueHeads != "auto") s.heads = o.queueHeads == "global" ? 1 : 0;
   if (s.strategy != dag::Strategy::Stream) s.smem = 0;
   const TemporalPlan t = planTemporal(ctx, k);
   if (o.temporal == "off") {
@@ -197,7 +222,7 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
 std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
   std::vector<ScheduleOverride> c{base};
   auto add = [&](const std::string& strategy, int bx, int by, int rows, int prefetch, int unroll, int vec = 1,
-                 const std::string& smem = "off") {
+                 const std::string& smem = "off", const std::string& heads = "auto") {
     ScheduleOverride o = base;
     o.strategy = strategy;
     o.blockX = bx;
@@ -207,6 +232,7 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
     o.unroll = unroll;
     o.vec = vec;
     o.smem = smem;
+    o.queueHeads = heads;
     o.chunk = 0;
     c.push_back(o);
   };
@@ -232,12 +258,16 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
   // Rings of two rows per thread (session 8: star25_c 97.7 -> 93.4 us, star25_rt slower at 130 registers;
   // bench/results/2026-11-30-s8-sectors.md §6): measured per kernel, kept where it wins.
   add("stream", 16, 16, 2, 2, 1, 4, "on");
+  // Queue heads from global memory (smaller rings; bench/results/2026-12-01-queue-heads.md): the policy's
+  // choice for kernels of more than two outputs, and the same at 16x16 threads of one vector.
+  add("stream", 32, 4, 1, 1, 1, 1, "on", "global");
+  add("stream", 16, 16, 1, 2, 1, 4, "on", "global");
   return c;
 }
 
 bool forcesSchedule(const ScheduleOverride& o) {
   return o.strategy != "auto" || o.blockX > 0 || o.blockY > 0 || o.chunk > 0 || o.unroll > 0 || o.prefetch >= 0 || o.rows > 0 || o.vec > 0 ||
-         o.smem != "auto";
+         o.smem != "auto" || o.queueHeads != "auto";
 }
 
 void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o) {
@@ -249,6 +279,22 @@ void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOv
     if (!sp.ok) misfits.push_back({part, sp.why});
   }
   if (misfits.empty()) return;
+  // Queue heads from global memory drop the ring planes between the in-plane reads and the heads: the
+  // five single-output CNS kernels (rings of 136-144 KiB with their heads, L1 otherwise) then fit two
+  // blocks per SM and the set runs 1670 -> 1384 us (runtime coefficients), 1937 -> 1388 us (constant);
+  // kernels whose rings fit anyway keep their heads in the ring (global heads: star25 97 -> 182 us,
+  // acoustic 2175 -> 2568 us; bench/results/2026-12-01-queue-heads.md).
+  if (o.queueHeads == "auto" && !k.schedule.heads) {
+    dag::Schedule global = k.schedule;
+    global.heads = 1;
+    bool all = true;
+    for (const auto& [part, why] : misfits) all = all && planSmem(ctx, k, part, global).ok;
+    if (all && misfits.size() == dag::kernelParts(k).size()) {
+      k.schedule = global;
+      k.schedule.reason += "; the rings fit only with the queues' heads loaded from global memory";
+      return;
+    }
+  }
   ScheduleOverride l1o = o;  // what the user forced stays
   l1o.smem = "off";
   dag::Schedule l1 = chooseSchedule(ctx, k, l1o);
@@ -291,6 +337,7 @@ ScheduleOverride withRequest(const ScheduleOverride& o, const dag::ScheduleReque
   if (m.rows == 0) m.rows = r.rows;
   if (m.vec == 0) m.vec = r.vec;
   if (m.smem == "auto" && !r.smem.empty()) m.smem = r.smem;
+  if (m.queueHeads == "auto" && !r.heads.empty()) m.queueHeads = r.heads;
   return m;
 }
 

@@ -50,6 +50,8 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
       hi2 = std::max(hi2, o.d[2]);
       const bool slot = queue && o.d[1] == 0 && o.d[2] == 0 && o.d[0] >= qlo && o.d[0] <= qhi;
       const int d0 = slot ? qhi : o.d[0];  // a queue slot: only its head comes from shared memory
+      plan.reach = std::max(plan.reach, std::abs(d0));
+      if (slot && s.heads) continue;       // ... or from global memory
       amin = std::min(amin, d0);
       amax = std::max(amax, d0);
     }

@@ -52,7 +52,8 @@ std::string scheduleComment(const dag::Context& ctx, const dag::Kernel& k) {
            "-byte vector loads and stores; in-row neighbours shared)";
     for (const Queue& q : queuesOf(ctx, k))
       c += "\n  register queue: " + q.field + " at " + k.axes[0] + "" + std::to_string(q.lo) + ".." + std::to_string(q.hi) +
-           " (one new load per point instead of " + std::to_string(q.hi - q.lo + 1) + ")";
+           " (one new load per point instead of " + std::to_string(q.hi - q.lo + 1) + ")" +
+           (s.smem && s.heads ? ", from global memory " + std::to_string(s.prefetch) + " plane(s) ahead" : "");
   } else if (s.strategy == dag::Strategy::SumFactor) {
     c += ", " + std::to_string(s.rows) + " rows x " + std::to_string(s.vec) + " points per thread; each thread walks the planes of a chunk of dim 0 (" +
          (s.chunk > 0 ? std::to_string(s.chunk) : std::string("sized at launch from the SM count")) + "), tiles arrive in shared memory " +
@@ -123,8 +124,7 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
   if (sp) {
     const std::string per = std::to_string(8 * sp->blocksPerSm);
     // The planes a chunk reads beyond its own (the prologue) grow with the dim-0 reach.
-    int reach = 1;
-    for (const passes::SmemRing& r : sp->rings) reach = std::max({reach, std::abs(r.amin), std::abs(r.amax)});
+    const int reach = sp->reach;
     const std::string lo = std::to_string(8 * reach);
     p.line("// " + std::to_string(sp->blocksPerSm) + " block(s) per SM fit the rings: about 8 waves of them (shorter chunks balance the SMs,");
     p.line("// longer ones amortise the rings' prologue), kept within " + lo + " (8 x the dim-0 reach " + std::to_string(reach) +

@@ -189,7 +189,10 @@ class StreamEmitter {
         vt_(vec > 1 ? vecType(k, vec) : real_),
         tk_(tileKernel(m.ctx, k, fused ? -2 : part, rows, vec)),
         qs_(queuesOf(m.ctx, k, rows, vec, part)),
-        D_(sp ? 0 : k.schedule.prefetch) {}  // with rings, prefetch is the copy pipeline's depth
+        heads_(sp && k.schedule.heads),
+        // With rings, prefetch is the copy pipeline's depth; queue heads from global memory load as many
+        // planes ahead into registers.
+        D_(sp && !heads_ ? 0 : k.schedule.prefetch) {}
 
   void emit(const std::string& kname, const std::string& params) {
     // Fused: the two bodies raise the register count (156 for the acoustic sample at 4 points per thread);
@@ -295,7 +298,10 @@ class StreamEmitter {
     o.d[0] = d;
     o.d[1] = q.row;
     std::string ld = loadAt(q.field, o);
-    if (sp_) return "(" + rowActive(q.row) + " ? " + ld + " : " + vt_ + "{})";
+    if (sp_) {  // rings: threads outside the box load too (they meet the barriers)
+      const std::string past = d <= q.hi ? "" : " && " + x + " + " + std::to_string(d) + " <= last_";
+      return "(" + rowActive(q.row) + past + " ? " + ld + " : " + vt_ + "{})";
+    }
     if (d <= q.hi) return ld;
     return "(" + x + " + " + std::to_string(d) + " <= last_ ? " + ld + " : " + vt_ + "{})";
   }
@@ -354,7 +360,7 @@ class StreamEmitter {
   void emitPlaneLoads() {
     std::set<std::pair<std::string, int>> planes;  // (field, dim-0 offset) read from shared memory
     for (const Queue& q : qs_)
-      if (sp_ && q.col == 0) planes.insert({q.field, q.hi});
+      if (sp_ && !heads_ && q.col == 0) planes.insert({q.field, q.hi});
     if (vec_ > 1 || sp_) {
       for (dag::NodeId id : dag::liveNodes(tk_.ctx, tk_.k, fused_ ? -2 : part_)) {
         const dag::Node& n = tk_.ctx.node(id);
@@ -370,8 +376,8 @@ class StreamEmitter {
     if (sp_) emitRingIteration(p_, k_, *sp_, planes);
     for (const Queue& q : qs_) {
       if (q.col != 0) continue;
-      if (!sp_) {
-        p_.line(assign(q, q.hi + D_, "x_") + "  // the one new load of " + q.field);
+      if (!sp_ || heads_) {
+        p_.line(assign(q, q.hi + D_, "x_") + "  // the one new load of " + q.field + (heads_ ? ", from global memory" : ""));
         continue;
       }
       const std::string ld = ringLoad(q.field, q.hi, q.row, 0);
@@ -508,6 +514,7 @@ class StreamEmitter {
   const std::string real_, vt_;
   const TileKernel tk_;
   const std::vector<Queue> qs_;
+  const bool heads_;  // rings, but the queues' heads come from global memory (Schedule::heads)
   const int D_;
   std::map<std::tuple<std::string, int, int, int>, std::string> vecLoads_;
   std::vector<std::pair<std::tuple<std::string, int, int, int>, std::string>> vecOrder_;

@@ -56,12 +56,47 @@ TEST_CASE("a 3-D star streams its planes through shared memory, 16-byte vectors 
   CHECK(l1.prefetch == 0);
 }
 
-TEST_CASE("kernels with more than two outputs keep one point per thread - 2-D kernels have no vectors") {
-  dag::Schedule three = policy(
+TEST_CASE("kernels with more than two outputs keep one point per thread on 32x4 rings - 2-D kernels have no vectors") {
+  const char* three3 =
       "stencil s(i, j, k) : f64 { in u; out a, b, c; a = u[i-1,j,k] + u[i+1,j,k]; b = u[i-1,j,k] - u[i+1,j,k]; "
-      "c = u[i-1,j,k] * u[i+1,j,k]; }");
+      "c = u[i-1,j,k] * u[i+1,j,k] + u[i,j+1,k]; }";
+  dag::Schedule three = policy(three3);
   CHECK(three.strategy == dag::Strategy::Stream);
   CHECK(three.vec == 1);
+  CHECK(three.smem == 1);  // rings (the --smem=on budget)
+  CHECK(three.blockX == 32);
+  CHECK(three.blockY == 4);
+  CHECK(three.heads == 1);  // the queues' heads from global memory, one plane ahead
+  CHECK(three.prefetch == 1);
+  CHECK(three.unroll == 1);
+  passes::ScheduleOverride ringHeads;
+  ringHeads.queueHeads = "ring";
+  dag::Schedule inRing = policy(three3, ringHeads);
+  CHECK(inRing.smem == 1);
+  CHECK(inRing.heads == 0);
+  CHECK(inRing.prefetch == 2);
+  passes::ScheduleOverride l1;
+  l1.smem = "off";
+  dag::Schedule off = policy(three3, l1);
+  CHECK(off.smem == 0);
+  CHECK(off.vec == 1);
+  CHECK(off.blockX == 32);
+  CHECK(off.blockY == 16);
+  // Rings that exceed the budget (25 radius-4 fields, 5 outputs): the L1 schedule.
+  std::string wide = "stencil s(i, j, k) : f64 { in ";
+  for (int f = 0; f < 25; ++f) wide += (f ? ", u" : "u") + std::to_string(f);
+  wide += "; out a, b, c, d, e; ";
+  for (const char* o : {"a", "b", "c", "d", "e"}) {
+    wide += std::string(o) + " = 0.0";
+    for (int f = 0; f < 25; ++f) wide += " + u" + std::to_string(f) + "[i-4,j,k] + u" + std::to_string(f) + "[i+4,j,k] + u" + std::to_string(f) + "[i,j+4,k] + u" +
+               std::to_string(f) + "[i,j-4,k+4]";
+    wide += "; ";
+  }
+  wide += "}";
+  dag::Schedule big = policy(wide.c_str());
+  CHECK_MESSAGE(big.strategy == dag::Strategy::Stream, big.reason);
+  CHECK(big.smem == 0);
+  CHECK(big.vec == 1);
   passes::ScheduleOverride o;
   o.vec = 2;
   dag::Schedule flat = policy("stencil s(i, j) : f64 { in u; out v; v = u[i-1,j] + u[i+1,j]; }", o);
@@ -130,10 +165,11 @@ TEST_CASE("autotune candidates: the policy first, naive and stream variants, FMA
   std::vector<passes::ScheduleOverride> c = passes::scheduleCandidates(base);
   REQUIRE(c.size() >= 6);
   CHECK(c[0].strategy == "auto");
-  bool naive = false, rows4 = false, prefetch = false, vec = false, ringRows = false;
+  bool naive = false, rows4 = false, prefetch = false, vec = false, ringRows = false, globalHeads = false;
   for (const auto& o : c) {
     CHECK(o.contractFma);
     ringRows |= o.smem == "on" && o.rows == 2;
+    globalHeads |= o.smem == "on" && o.queueHeads == "global";
     naive |= o.strategy == "naive";
     rows4 |= o.strategy == "stream" && o.rows == 4;
     prefetch |= o.strategy == "stream" && o.prefetch > 0;
@@ -144,6 +180,7 @@ TEST_CASE("autotune candidates: the policy first, naive and stream variants, FMA
   CHECK(rows4);
   CHECK(prefetch);
   CHECK(ringRows);  // rings of several rows per thread
+  CHECK(globalHeads);
   // A stream candidate applied to a 2-D stencil falls back to naive.
   dag::Schedule s = policy("stencil s(i, j) : f64 { in u; out v; v = u[i-1,j] + u[i+1,j]; }", c.back());
   CHECK(s.strategy == dag::Strategy::Naive);
@@ -193,6 +230,12 @@ TEST_CASE("a schedule in the source sets what the command line leaves to the pol
   CHECK(k.schedule.unroll == 2);
   CHECK_MESSAGE(k.schedule.reason.find("; the source asks for schedule stream(block = 32x8, rows = 2, smem = off, unroll = 2)") != std::string::npos,
                 k.schedule.reason);
+  // heads = global in the source: the queues' heads from global memory (with the policy's rings).
+  auto g = test::compileText("stencil s(i, j, k) : f64 { in u; out v;\n  schedule stream(heads = global);\n"
+                             "  v = u[i-1,j,k] + u[i+1,j,k] + u[i,j+1,k]; }");
+  REQUIRE_MESSAGE(g->module, g->diagText());
+  CHECK(test::kernelOf(*g, "s").schedule.heads == 1);
+  CHECK(test::kernelOf(*g, "s").schedule.smem == 2);
   // The policy alone would have chosen otherwise (rings, one row).
   const dag::Schedule pol = policy("stencil s(i, j, k) : f64 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k] + u[i,j+1,k]; }");
   CHECK(pol.smem == 2);

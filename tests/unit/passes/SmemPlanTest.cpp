@@ -130,3 +130,51 @@ TEST_CASE("--smem=on with several rows per thread: the tile holds blockY x rows 
   CHECK(ring(sp, "u").rows == 8 * 4 + 8);  // 32 rows of outputs and 4 each side
   CHECK(ring(sp, "v").rows == 8 * 4);
 }
+
+TEST_CASE("queue heads from global memory: the ring keeps only the planes read in-plane; the reach stays") {
+  Planned p = schedule(kAcoustic, "16x16", 4);
+  const passes::SmemPlan inRing = passes::planSmem(p.c->module->ctx, p.k, -1);
+  REQUIRE_MESSAGE(inRing.ok, inRing.why);
+  p.k.schedule.heads = 1;
+  const passes::SmemPlan global = passes::planSmem(p.c->module->ctx, p.k, -1);
+  REQUIRE_MESSAGE(global.ok, global.why);
+  const passes::SmemRing& u = ring(global, "u");
+  CHECK(u.amin == 0);
+  CHECK(u.amax == 0);  // the head at i+4 is loaded from global memory
+  CHECK(u.slots == 0 + 2 + 2);
+  CHECK(u.rows == ring(inRing, "u").rows);
+  CHECK(global.bytes == inRing.bytes - 4L * 24 * 80 * 4);  // four of u's eight slots
+  CHECK(global.reach == 4);  // the chunk's prologue still reads planes i .. i+4
+  CHECK(inRing.reach == 4);
+}
+
+TEST_CASE("a kernel whose rings fit only with global queue heads gets them; one that fits anyway keeps its heads in the ring") {
+  // Radius 4 along every axis in three fields (f64, 16x16 threads of 2 points): 24 x 40 tiles, 8 slots each
+  // with the heads (180 KiB), 4 without (90 KiB, within the policy's two blocks per SM).
+  std::string three = "stencil s(i, j, k) : f64 { in a, b, c; out v; v = 0.0";
+  for (const char* f : {"a", "b", "c"})
+    three += std::string(" + ") + f + "[i-4,j,k] + " + f + "[i+4,j,k] + " + f + "[i,j-4,k] + " + f + "[i,j+4,k] + " + f + "[i,j,k-4] + " + f +
+             "[i,j,k+4]";
+  three += "; }";
+  auto c = test::compileText(three);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  passes::ScheduleOverride o;
+  SourceManager sm;
+  DiagEngine diags(sm);
+  passes::chooseSchedules(*c->module, diags, o);
+  const dag::Kernel& k = test::kernelOf(*c, "s");
+  CHECK(k.schedule.smem == 2);
+  CHECK(k.schedule.heads == 1);
+  CHECK(passes::planSmem(c->module->ctx, k, -1).ok);
+  CHECK(k.schedule.reason.find("only with the queues' heads loaded from global memory") != std::string::npos);
+  // --queue-heads=ring: the L1 policy, as before.
+  auto c2 = test::compileText(three);
+  o.queueHeads = "ring";
+  passes::chooseSchedules(*c2->module, diags, o);
+  CHECK(test::kernelOf(*c2, "s").schedule.smem == 0);
+  // One field: its rings fit with the head in them.
+  auto c3 = test::compileText(kAcoustic);
+  passes::chooseSchedules(*c3->module, diags, passes::ScheduleOverride{});
+  CHECK(test::kernelOf(*c3, "s").schedule.smem == 2);
+  CHECK(test::kernelOf(*c3, "s").schedule.heads == 0);
+}
