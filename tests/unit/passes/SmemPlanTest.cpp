@@ -131,7 +131,7 @@ TEST_CASE("--smem=on with several rows per thread: the tile holds blockY x rows 
   CHECK(ring(sp, "v").rows == 8 * 4);
 }
 
-TEST_CASE("queue heads from global memory: the ring keeps only the planes read in-plane; the reach stays") {
+TEST_CASE("queue heads from global memory: the ring keeps only the planes read in-plane, the reach stays") {
   Planned p = schedule(kAcoustic, "16x16", 4);
   const passes::SmemPlan inRing = passes::planSmem(p.c->module->ctx, p.k, -1);
   REQUIRE_MESSAGE(inRing.ok, inRing.why);
@@ -148,7 +148,7 @@ TEST_CASE("queue heads from global memory: the ring keeps only the planes read i
   CHECK(inRing.reach == 4);
 }
 
-TEST_CASE("a kernel whose rings fit only with global queue heads gets them; one that fits anyway keeps its heads in the ring") {
+TEST_CASE("a kernel whose rings fit only with global queue heads gets them - one that fits anyway keeps its heads in the ring") {
   // Radius 4 along every axis in three fields (f64, 16x16 threads of 2 points): 24 x 40 tiles, 8 slots each
   // with the heads (180 KiB), 4 without (90 KiB, within the policy's two blocks per SM).
   std::string three = "stencil s(i, j, k) : f64 { in a, b, c; out v; v = 0.0";
