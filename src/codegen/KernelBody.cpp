@@ -47,10 +47,11 @@ std::string minMaxText(dag::Op op, const std::string& a, const std::string& b) {
 namespace {
 
 // The name or inline text of a node's value.
-std::string ref(const dag::Context& ctx, const dag::Kernel& k, dag::NodeId id) {
+std::string ref(const dag::Context& ctx, const dag::Kernel& k, dag::NodeId id, const LiteralFn& literalOf = nullptr) {
   const dag::Node& n = ctx.node(id);
   switch (n.kind) {
-    case dag::NodeKind::Const: return n.type == dag::Type::Bool ? (n.value != 0 ? "true" : "false") : literal(n.value, k.type);
+    case dag::NodeKind::Const:
+      return n.type == dag::Type::Bool ? (n.value != 0 ? "true" : "false") : literalOf ? literalOf(n.value) : literal(n.value, k.type);
     case dag::NodeKind::Param: return cIdent(ctx.name(n.sym));
     case dag::NodeKind::Access: return accessName(ctx, k, n);
     case dag::NodeKind::Apply:
@@ -59,8 +60,8 @@ std::string ref(const dag::Context& ctx, const dag::Kernel& k, dag::NodeId id) {
   return "?";
 }
 
-std::string applyText(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, const char* divide) {
-  auto r = [&](int i) { return ref(ctx, k, n.operands[i]); };
+std::string applyText(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, const char* divide, const LiteralFn& literalOf) {
+  auto r = [&](int i) { return ref(ctx, k, n.operands[i], literalOf); };
   if (n.kind == dag::NodeKind::Select) return r(0) + " ? " + r(1) + " : " + r(2);
   if (n.op == dag::Op::Div && divide) return std::string(divide) + "(" + r(0) + ", " + r(1) + ")";
   if (n.op == dag::Op::Neg) return "-" + r(0);
@@ -157,7 +158,7 @@ void emitPartDispatch(CPrinter& p, const dag::Kernel& k, const std::function<std
 }
 
 void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, int part, const AccessFn& access,
-                   const StoreFn& store, const char* divide) {
+                   const StoreFn& store, const char* divide, const LiteralFn& literalOf) {
   const std::string real = dag::elemCType(k.type);
   for (dag::NodeId id : dag::liveNodes(ctx, k, part)) {
     const dag::Node& n = ctx.node(id);
@@ -170,14 +171,14 @@ void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, i
       case dag::NodeKind::Apply:
       case dag::NodeKind::Select:
         p.line("const " + (n.type == dag::Type::Bool ? std::string("bool") : real) + " " + ref(ctx, k, id) + " = " +
-               applyText(ctx, k, n, divide) + ";");
+               applyText(ctx, k, n, divide, literalOf) + ";");
         break;
     }
   }
   for (size_t i = 0; i < k.outputs.size(); ++i) {
     const dag::Output& o = k.outputs[i];
     if (part == -2 || o.region == part)
-      p.line((store ? store(i, o) : cIdent(o.field) + "[p_]") + " = " + ref(ctx, k, o.value) + ";");
+      p.line((store ? store(i, o) : cIdent(o.field) + "[p_]") + " = " + ref(ctx, k, o.value, literalOf) + ";");
   }
 }
 

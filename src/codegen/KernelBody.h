@@ -20,10 +20,12 @@ inline int internalDim(const dag::Kernel& k, int axis) { return 3 - k.rank() + a
 using AccessFn = std::function<std::string(const dag::Node&)>;
 // Where output number i (index into k.outputs) is stored; the default is `field[p_]`.
 using StoreFn = std::function<std::string(size_t, const dag::Output&)>;
+// How a (non-boolean) constant is written; the default is its exact literal (CPrinter's literal()).
+using LiteralFn = std::function<std::string(double)>;
 // part: the region whose equations to emit (-1 = default ones; -2 = every output). divide: the function
 // a division is printed as (CUDA: "stnc_rt::divide", see stnc_runtime.h), else the operator `/`.
 void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, int part, const AccessFn& access = nullptr,
-                   const StoreFn& store = nullptr, const char* divide = nullptr);
+                   const StoreFn& store = nullptr, const char* divide = nullptr, const LiteralFn& literalOf = nullptr);
 // What the CUDA backend prints a division as.
 inline constexpr const char* kCudaDivide = "stnc_rt::divide";
 // The name of a part's sweep function: "sweepPart" for the default part, "sweepPart_NAME" for a region.

@@ -15,6 +15,7 @@
 
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
+#include "codegen/cuda/ConstantTable.h"
 #include "codegen/cuda/LaunchText.h"
 #include "codegen/cuda/StreamKernel.h"
 #include "codegen/cuda/SumFactorKernel.h"
@@ -92,7 +93,7 @@ void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part
   p.line("if (z_ < B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;");
   p.openScope("for (long x_ = B_.lo[0] + blockIdx.z; x_ < B_.hi[0]; x_ += gridDim.z)  // one plane per block unless n0 > 65535");
   p.line("const long p_ = stnc_rt::at(L_, x_, y_, z_);");
-  emitPointBody(p, m.ctx, k, part, nullptr, nullptr, kCudaDivide);
+  emitPointBody(p, m.ctx, k, part, nullptr, nullptr, kCudaDivide, constantRef(m.ctx, k));
   p.closeScope("for x_");
   p.closeScope(kname);
   p.line();
@@ -375,6 +376,7 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.comment(kernelComment(m, k, scheduleComment(m.ctx, k)));
   p.openScope("namespace " + ns);
   p.openScope("namespace");
+  emitConstantTable(p, m.ctx, k);
   emitSweep(p, m, k);
   const passes::TemporalPlan plan = passes::planTemporal(m.ctx, k);
   const bool temporal = k.schedule.temporal > 0 && plan.ok;

@@ -7,6 +7,7 @@
 
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
+#include "codegen/cuda/ConstantTable.h"
 #include "passes/ChooseSchedule.h"
 #include "support/IntMath.h"
 
@@ -427,7 +428,7 @@ class StreamEmitter {
       at.d[1] = tk_.rowOf[i];
       at.d[2] = tk_.colOf[i];
       return cIdent(o.field) + "[" + offsetIndex(k_, at) + "]";
-    }, kCudaDivide);
+    }, kCudaDivide, constantRef(m_.ctx, k_));
     auto mine = [&](size_t i) { return !fused_ || tk_.k.outputs[i].region == which; };
     // With rings a thread's rows past the box's last row store nothing (row 0: act_ says).
     auto rowCond = [&](size_t i) { return sp_ && tk_.rowOf[i] > 0 ? "y_ + " + std::to_string(tk_.rowOf[i]) + " < B_.hi[1]" : std::string(); };
@@ -490,7 +491,7 @@ class StreamEmitter {
     for (int which : {part_, -1}) {
       p_.openScope("");
       emitPointBody(p_, tk_.ctx, tk_.k, which, accessFn(), [&](size_t i, const dag::Output&) { return "const " + real_ + " " + outName(i); },
-                    kCudaDivide);
+                    kCudaDivide, constantRef(m_.ctx, k_));
       for (size_t i = 0; i < tk_.k.outputs.size(); ++i) {
         if (tk_.k.outputs[i].region != which) continue;
         dag::Offset at;

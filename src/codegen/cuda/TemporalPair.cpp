@@ -13,6 +13,7 @@
 
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
+#include "codegen/cuda/ConstantTable.h"
 
 namespace stnc::codegen {
 
@@ -65,7 +66,7 @@ void emitTemporalPair(CPrinter& p, const dag::Module& m, const dag::Kernel& k, c
           if (n.offset.d[1] == 0 && n.offset.d[2] == 0) return qb;
           return plane + "[ty_ + (" + std::to_string(n.offset.d[1]) + ")][tx_ + (" + std::to_string(n.offset.d[2]) + ")]";
         },
-        [&](size_t, const dag::Output&) { return dst; }, kCudaDivide);
+        [&](size_t, const dag::Output&) { return dst; }, kCudaDivide, constantRef(m.ctx, k));
     p.closeScope();
   };
   // MID at a halo point is what the fill before the unfused second step writes into the MID array
