@@ -140,8 +140,8 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     // threads of one point each when every part's rings fit the --smem=on budget. With the queues' heads in
     // the rings (prefetch 2, unroll 2; 171 KiB, one block per SM): hypterm_c 1007 -> 903 us, hypterm_rt
     // 999 -> 892 us (0.41 -> 0.46 of the floor; L1 at 32x4 is neutral; bench/results/2026-12-01-hypterm-staged.md).
-    // With the heads from global memory, one plane in flight and no unrolling (two blocks per SM at 255
-    // registers): 902 -> 838 us and 890 -> 758 us (0.49, 0.54); prefetch 2 or unrolling spill, 32x8 tiles
+    // With the heads from global memory, one plane in flight and no unrolling (69 KiB; two blocks per SM at
+    // about 250 registers): 902 -> 838 us and 890 -> 758 us (0.49, 0.54); prefetch 2 or unrolling spilled, 32x8 tiles
     // ran 842-876 us (bench/results/2026-12-01-queue-heads.md).
     if (!boxLike && outputs > 2 && o.smem != "off") {
       dag::Schedule ring = s;
@@ -163,7 +163,9 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
                 std::to_string(s.vec) + " point(s) per thread (" + std::to_string(inPlaneLoads) + " in-plane loads, " +
                 std::to_string(outputs) + " output(s))" +
                 (s.smem ? "; planes through shared memory (cp.async ring, " + std::to_string(s.prefetch) + " in flight" +
-                          (s.smem == 1 ? "; more than two outputs: the --smem=on budget, one block per SM" : "") + ")"
+                          (s.smem == 1 ? std::string("; more than two outputs: the --smem=on budget") +
+                                             (s.heads ? ", queue heads from global memory" : "")
+                                       : "") + ")"
                         : "");
   }
   // Options (the command line, a saved or an autotuned schedule) replace the policy's values; the reason,

@@ -2,7 +2,7 @@
 // pipeline (--smem=on; codegen/cuda emits it). Every access that is not a register-queue slot reads a
 // tile of its plane from shared memory; a queue's newest value (its head) is read from the tile too, or,
 // with Schedule::heads, straight from global memory a few planes ahead (the ring then skips the planes
-// between the in-plane reads and the head: the fused CNS hypterm's rings 171 -> 98 KiB).
+// between the in-plane reads and the head: the fused CNS hypterm's rings 171 -> 92 KiB at two planes in flight).
 //
 // Per field read by the part: the tile is the block's (blockX*vec) x (blockY*rows) outputs plus the in-plane
 // footprint (dim-2 bounds rounded out to 16-byte chunks, so every copy is one aligned cp.async, and
@@ -38,7 +38,8 @@ struct SmemPlan {
   std::vector<SmemRing> rings;
   long bytes = 0;        // dynamic shared memory per block
   int blocksPerSm = 0;   // resident blocks the shared memory allows (227 KiB per SM)
-  int reach = 1;         // the largest |dim-0 offset| the part reads (a chunk's prologue grows with it)
+  int reach = 1;         // the largest |dim-0 offset| of a plane read in-plane or as a queue's head (a chunk's
+                         // prologue grows with it; the same whether the heads come from the rings or not)
 };
 
 // Blocks whose rings exceed this are not built with shared memory (the part keeps L1 loads):
