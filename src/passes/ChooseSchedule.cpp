@@ -26,6 +26,15 @@ bool queueSpan(const dag::Context& ctx, const dag::Kernel& k, const std::string&
   return true;
 }
 
+namespace {
+// Whether the rings of every part of k fit under schedule s.
+bool ringsFitEveryPart(const dag::Context& ctx, const dag::Kernel& k, const dag::Schedule& s) {
+  for (int part : dag::kernelParts(k))
+    if (!planSmem(ctx, k, part, s).ok) return false;
+  return true;
+}
+}  // namespace
+
 dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, const ScheduleOverride& o) {
   dag::Schedule s;
   int queued = 0;
@@ -154,9 +163,7 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
         ring.prefetch = 1;
         ring.unroll = 1;
       }
-      bool fits = true;
-      for (int part : dag::kernelParts(k)) fits = fits && planSmem(ctx, k, part, ring).ok;
-      if (fits) s = ring;
+      if (ringsFitEveryPart(ctx, k, ring)) s = ring;
     }
     s.reason += "; block " + std::to_string(s.blockX) + "x" + std::to_string(s.blockY) + " (queues hold " + std::to_string(queueRegs) +
                 " registers), unroll " + std::to_string(s.unroll) + ", " + std::to_string(s.rows) + " row(s) x " +
@@ -286,12 +293,10 @@ void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOv
   // blocks per SM and the set runs 1670 -> 1384 us (runtime coefficients), 1937 -> 1388 us (constant);
   // kernels whose rings fit anyway keep their heads in the ring (global heads: star25 97 -> 182 us,
   // acoustic 2175 -> 2568 us; bench/results/2026-12-01-queue-heads.md).
-  if (o.queueHeads == "auto" && !k.schedule.heads) {
+  if (o.queueHeads == "auto" && !k.schedule.heads && misfits.size() == dag::kernelParts(k).size()) {
     dag::Schedule global = k.schedule;
     global.heads = 1;
-    bool all = true;
-    for (const auto& [part, why] : misfits) all = all && planSmem(ctx, k, part, global).ok;
-    if (all && misfits.size() == dag::kernelParts(k).size()) {
+    if (ringsFitEveryPart(ctx, k, global)) {
       k.schedule = global;
       k.schedule.reason += "; the rings fit only with the queues' heads loaded from global memory";
       return;

@@ -43,7 +43,7 @@ LiteralFn constantRef(const dag::Context& ctx, const dag::Kernel& k) {
   const dag::ElemType type = k.type;
   return [t = std::move(t), type](double v) {
     auto it = std::lower_bound(t.begin(), t.end(), v);
-    if (it != t.end() && *it == v && needsRegisters(v)) return "kConst_[" + std::to_string(it - t.begin()) + "]";
+    if (it != t.end() && *it == v) return "kConst_[" + std::to_string(it - t.begin()) + "]";
     return literal(v, type);
   };
 }

@@ -193,7 +193,8 @@ class StreamEmitter {
         heads_(sp && k.schedule.heads),
         // With rings, prefetch is the copy pipeline's depth; queue heads from global memory load as many
         // planes ahead into registers.
-        D_(sp && !heads_ ? 0 : k.schedule.prefetch) {}
+        D_(sp && !heads_ ? 0 : k.schedule.prefetch),
+        literalOf_(constantRef(m.ctx, k)) {}
 
   void emit(const std::string& kname, const std::string& params) {
     // Fused: the two bodies raise the register count (156 for the acoustic sample at 4 points per thread);
@@ -428,7 +429,7 @@ class StreamEmitter {
       at.d[1] = tk_.rowOf[i];
       at.d[2] = tk_.colOf[i];
       return cIdent(o.field) + "[" + offsetIndex(k_, at) + "]";
-    }, kCudaDivide, constantRef(m_.ctx, k_));
+    }, kCudaDivide, literalOf_);
     auto mine = [&](size_t i) { return !fused_ || tk_.k.outputs[i].region == which; };
     // With rings a thread's rows past the box's last row store nothing (row 0: act_ says).
     auto rowCond = [&](size_t i) { return sp_ && tk_.rowOf[i] > 0 ? "y_ + " + std::to_string(tk_.rowOf[i]) + " < B_.hi[1]" : std::string(); };
@@ -491,7 +492,7 @@ class StreamEmitter {
     for (int which : {part_, -1}) {
       p_.openScope("");
       emitPointBody(p_, tk_.ctx, tk_.k, which, accessFn(), [&](size_t i, const dag::Output&) { return "const " + real_ + " " + outName(i); },
-                    kCudaDivide, constantRef(m_.ctx, k_));
+                    kCudaDivide, literalOf_);
       for (size_t i = 0; i < tk_.k.outputs.size(); ++i) {
         if (tk_.k.outputs[i].region != which) continue;
         dag::Offset at;
@@ -517,6 +518,7 @@ class StreamEmitter {
   const std::vector<Queue> qs_;
   const bool heads_;  // rings, but the queues' heads come from global memory (Schedule::heads)
   const int D_;
+  const LiteralFn literalOf_;  // the stencil's f64 constants from its constant table (codegen/cuda/ConstantTable)
   std::map<std::tuple<std::string, int, int, int>, std::string> vecLoads_;
   std::vector<std::pair<std::tuple<std::string, int, int, int>, std::string>> vecOrder_;
 };
