@@ -12,6 +12,7 @@
 # kernel durations is a lower bound on the step (ncu serializes launches; the graph replay of the
 # benchmark overlaps nothing either: one stream). Needs ncu on PATH (or /usr/local/cuda/bin).
 # Writes $OUT/acoustic-profile.md (default samples/acoustic/out). N: PROFILE_N (default 800).
+# PROFILE_SASS=1 adds, per variant, the SASS instruction mix of each kernel (cuobjdump + scripts/gpu/sass_summary.py).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -104,5 +105,9 @@ for k in order:
 print(f"\nSum of kernel durations: **{tot:.1f} µs**.\n")
 EOF
   tail -n 5 "$scratch/ncu$i.err" | sed 's/^/    /' >>"$md"
+  if [[ ${PROFILE_SASS:-0} == 1 ]] && command -v cuobjdump >/dev/null; then
+    cuobjdump -sass "$bin" >"$scratch/sass$i.txt" 2>/dev/null
+    python3 "$here/../../scripts/gpu/sass_summary.py" "$scratch/sass$i.txt" >>"$md"
+  fi
 done
 cat "$md"

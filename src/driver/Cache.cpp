@@ -78,6 +78,11 @@ std::string buildSharedObject(const SharedObjectRequest& req, bool verbose, std:
   fs::path so = dir / "lib.so";
   if (fs::exists(so)) {
     if (verbose) std::fprintf(stderr, "stnc: using cached %s\n", so.c_str());
+    // A hit marks the library as the one used last: scripts that look a run's library up by the newest
+    // modification time (scripts/gpu/gpu_check.py, random_campaign.py) then find this one, not one that a
+    // different stnc built later. Best effort: a read-only cache still runs.
+    std::error_code touch;
+    fs::last_write_time(so, fs::file_time_type::clock::now(), touch);
     return so.string();
   }
   std::error_code ec;
