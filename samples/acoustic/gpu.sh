@@ -148,13 +148,14 @@ field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
     echo "800³ f32 (27-cell PML on every side inside the 800³), 1000 timed steps after 20 warm-up steps, CUDA events"
     echo "around each \`cuda::step(100)\` call (fill, inner + 6 PML-slab kernels, source kernel, swap; a 2-step CUDA graph"
     echo "replayed), per-step time = call time / 100. Gpts/s = 800³ / time per step. The sweep columns are single"
-    echo "\`cuda::sweep\` / \`cuda::sweep_box(inner)\` calls (median of 10)."
+    echo "\`cuda::sweep\` / \`cuda::sweep_box(inner)\` calls (median of 10, each synchronised); b2b: 200 \`cuda::sweep\` calls"
+    echo "back to back (one event pair: as hot as the step loop)."
     echo
-    echo "| init | median ms/step | mean ms/step | Gpts/s (median) | Gpts/s (mean) | one sweep ms | inner-only sweep ms | finite |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+    echo "| init | median ms/step | mean ms/step | Gpts/s (median) | Gpts/s (mean) | one sweep ms | inner-only sweep ms | b2b sweep ms | finite |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     while read -r line; do
       echo "| $(field init "$line") | $(field median_ms "$line") | $(field mean_ms "$line") | **$(field gpts_median "$line")** |" \
-           "$(field gpts_mean "$line") | $(field sweep_ms "$line") | $(field inner_sweep_ms "$line") | $(field finite "$line") |"
+           "$(field gpts_mean "$line") | $(field sweep_ms "$line") | $(field inner_sweep_ms "$line") | $(field b2b_sweep_ms "$line") | $(field finite "$line") |"
     done <<<"$results"
     echo
     for b in bench-random bench-zero; do  # scripts/smi-sample.sh's line: clocks and power during the run

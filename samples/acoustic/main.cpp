@@ -747,7 +747,7 @@ int bench(Options o) {
   // Compulsory traffic: inner u, roc2 read, v read + written (16 B); shell also eta, phi read, phi written (28 B).
   const double bytesPerStep = inner * 16 + (pts - inner) * 28;
   std::vector<double> ms;  // per call
-  double innerMs = 0, fullMs = 0;
+  double innerMs = 0, fullMs = 0, b2bMs = 0;
   std::vector<real> u;
   const auto t0 = std::chrono::steady_clock::now();
   std::unique_ptr<HostFields> h = std::make_unique<HostFields>(L, s);
@@ -827,6 +827,25 @@ int bench(Options o) {
     }
     fullMs = timeSweeps(false);
     innerMs = timeSweeps(true);
+    // The same sweep 200 times back to back (one event pair, no synchronisation between sweeps): the GPU
+    // runs as hot as in the step loop, so (b2b - one sweep) is what sustained power costs and
+    // (step - b2b) what the step adds (source kernel, swaps, graph replay).
+    {
+      cudaEvent_t a, b;
+      cuOk(cudaEventCreate(&a), "cudaEventCreate");
+      cuOk(cudaEventCreate(&b), "cudaEventCreate");
+      const int reps = 200;
+      cuOk(cudaEventRecord(a, 0), "cudaEventRecord");
+      for (int r = 0; r < reps; ++r)
+        cuOk(K::cuda::sweep(L, d.u, d.roc2, d.eta, d.v, d.phi, 0), "cuda::sweep");
+      cuOk(cudaEventRecord(b, 0), "cudaEventRecord");
+      cuOk(cudaEventSynchronize(b), "cudaEventSynchronize");
+      float x = 0;
+      cuOk(cudaEventElapsedTime(&x, a, b), "cudaEventElapsedTime");
+      b2bMs = x / reps;
+      cudaEventDestroy(a);
+      cudaEventDestroy(b);
+    }
     for (cudaEvent_t& e : ev) cudaEventDestroy(e);
 #else
     die("this binary was built without CUDA (build with `make GPU=1`)");
@@ -841,6 +860,9 @@ int bench(Options o) {
   const double mx = *std::max_element(ms.begin(), ms.end()) / static_cast<double>(o.chunk);
   bool finite = true;
   for (real x : u) finite = finite && std::isfinite(x);
+  std::printf("acoustic --bench: per step, call by call (ms):");
+  for (double x : ms) std::printf(" %.3f", x / static_cast<double>(o.chunk));
+  std::printf("\n");
   std::printf("acoustic --bench: per step: median %.4f ms, mean %.4f ms, min %.4f ms, max %.4f ms\n", med, mean, mn, mx);
   std::printf("acoustic --bench: %.2f Gpts/s (median), %.2f Gpts/s (mean); %.0f GB/s compulsory traffic (median)\n",
               pts / med * 1e-6, pts / mean * 1e-6, bytesPerStep / med * 1e-6);
@@ -848,11 +870,14 @@ int bench(Options o) {
     std::printf("acoustic --bench: one sweep (no source): whole grid %.4f ms = %.2f Gpts/s; inner region alone "
                 "%.4f ms = %.2f Gpts/s of its %.0f points; PML shell (difference) %.4f ms for %.0f points\n",
                 fullMs, pts / fullMs * 1e-6, innerMs, inner / innerMs * 1e-6, inner, fullMs - innerMs, pts - inner);
+  if (b2bMs > 0)
+    std::printf("acoustic --bench: 200 sweeps back to back: %.4f ms per sweep = %.2f Gpts/s (sustained power)\n", b2bMs,
+                pts / b2bMs * 1e-6);
   std::printf("acoustic --bench: final max|u| %.6g, %s\n", maxAbs(u), finite ? "finite" : "NOT FINITE");
   std::printf("RESULT backend=%s grid=%s init=%s steps=%ld chunk=%ld median_ms=%.4f mean_ms=%.4f gpts_median=%.2f "
-              "gpts_mean=%.2f sweep_ms=%.4f inner_sweep_ms=%.4f finite=%d\n",
+              "gpts_mean=%.2f sweep_ms=%.4f inner_sweep_ms=%.4f b2b_sweep_ms=%.4f finite=%d\n",
               o.c.backend.c_str(), sizeText(s.c.n).c_str(), s.c.init.c_str(), chunks * o.chunk, o.chunk, med, mean,
-              pts / med * 1e-6, pts / mean * 1e-6, fullMs, innerMs, finite ? 1 : 0);
+              pts / med * 1e-6, pts / mean * 1e-6, fullMs, innerMs, b2bMs, finite ? 1 : 0);
   return finite ? 0 : 1;
 }
 

@@ -15,7 +15,7 @@ import sys
 from collections import Counter
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from sass_summary import CLASSES  # noqa: E402
+from sass_summary import classify  # noqa: E402
 
 OPCODE = re.compile(r"^\s*(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)")
 
@@ -53,14 +53,7 @@ def main(argv):
     total = sum(ops.values())
     points = float(argv[2]) if len(argv) > 2 else 0
     per = (lambda n: f"{n / points * 32:.1f}") if points > 0 else (lambda n: "")
-    cls = Counter()
-    for op, n in ops.items():
-        for name, rx in CLASSES:
-            if rx.match(op):
-                cls[name] += n
-                break
-        else:
-            cls["other"] += n
+    cls = classify(ops)
     print(f"warp instructions executed: {total:.0f}" + (f" ({per(total)} thread instructions per point)" if points else ""))
     print()
     print("| class | warp instructions | share % | per point |")

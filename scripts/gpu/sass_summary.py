@@ -22,6 +22,14 @@ CLASSES = [
     ("int/addr", re.compile(r"^(IMAD|IADD|LEA|ISETP|SHF|LOP|SEL|IABS|I2F|F2I|IMNMX|SHL|SHR|UIADD|ULEA|UIMAD|USHF|ULOP|USEL|UISETP|FLO|POPC|PRMT)")),
     ("mov", re.compile(r"^(MOV|UMOV|S2R|S2UR|CS2R|R2UR)")),
 ]
+def classify(ops):
+    """Counter opcode -> count  ->  Counter class -> count (the classes above, else "other")."""
+    got = Counter()
+    for op, k in ops.items():
+        got[next((name for name, rx in CLASSES if rx.match(op)), "other")] += k
+    return got
+
+
 INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)(?:\.[A-Z0-9_.]+)?\b")
 FUNC = re.compile(r"Function\s*:\s*(\S+)")
 
@@ -68,14 +76,7 @@ def main(argv):
     for n in names:
         ops = funcs[n]
         total = sum(ops.values())
-        got = Counter()
-        for op, k in ops.items():
-            for cls, rx in CLASSES:
-                if rx.match(op):
-                    got[cls] += k
-                    break
-            else:
-                got["other"] += k
+        got = classify(ops)
         print(f"| {short(n)} | {total} | " + " | ".join(str(got[c]) for c in heads) + f" | {got['other']} |")
     print()
     return 0

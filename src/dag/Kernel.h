@@ -105,6 +105,9 @@ struct Schedule {
   int heads = 0;        // Stream with rings: 1 = each register queue's newest plane is loaded from global
                         // memory `prefetch` planes ahead (into registers) instead of from its ring, so
                         // the ring holds only the planes read in-plane (--queue-heads=global)
+  int tma = 0;          // Stream with rings: 1 = one thread copies each tile with the Hopper tensor memory
+                        // accelerator (cp.async.bulk.tensor, completing on an mbarrier per plane group)
+                        // instead of every thread copying 16-byte chunks (--tma=on)
   int temporal = 0;     // 1: cuda::step fuses steps in pairs (temporal blocking, --temporal=on)
   std::string temporalWhy;  // why (not), for the generated comment and --report
   std::string reason;   // why, for the generated comment and --report
@@ -156,6 +159,7 @@ struct ScheduleRequest {
   int blockX = 0, blockY = 0, chunk = 0, unroll = 0, prefetch = -1, rows = 0, vec = 0;
   std::string smem;      // "" | auto | on | off
   std::string heads;     // "" | auto | ring | global (--queue-heads)
+  std::string tma;       // "" | auto | on | off (--tma)
 };
 
 struct Kernel {

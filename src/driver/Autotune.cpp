@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 json scheduleJson(const dag::Schedule& s) {
   return {{"strategy", dag::strategyName(s.strategy)}, {"block", std::to_string(s.blockX) + "x" + std::to_string(s.blockY)},
-          {"rows", s.rows}, {"vec", s.vec}, {"prefetch", s.prefetch}, {"unroll", s.unroll}, {"chunk", s.chunk}, {"smem", s.smem}, {"heads", s.heads}};
+          {"rows", s.rows}, {"vec", s.vec}, {"prefetch", s.prefetch}, {"unroll", s.unroll}, {"chunk", s.chunk}, {"smem", s.smem}, {"heads", s.heads}, {"tma", s.tma}};
 }
 
 bool scheduleFromJson(const json& j, dag::Schedule& s) {
@@ -48,7 +48,8 @@ bool scheduleFromJson(const json& j, dag::Schedule& s) {
   s.chunk = j.value("chunk", 0);
   s.smem = j.value("smem", 0);
   s.heads = j.value("heads", 0);
-  return (s.heads == 0 || s.heads == 1) && s.smem >= 0 && s.smem <= 2 && s.rows >= 1 && s.rows <= 8 && (s.vec == 1 || s.vec == 2 || s.vec == 4) && s.prefetch >= 0 && s.prefetch <= 8 && s.unroll >= 1 && s.unroll <= 16 && s.chunk >= 0;
+  s.tma = j.value("tma", 0);
+  return (s.heads == 0 || s.heads == 1) && (s.tma == 0 || s.tma == 1) && s.smem >= 0 && s.smem <= 2 && s.rows >= 1 && s.rows <= 8 && (s.vec == 1 || s.vec == 2 || s.vec == 4) && s.prefetch >= 0 && s.prefetch <= 8 && s.unroll >= 1 && s.unroll <= 16 && s.chunk >= 0;
 }
 
 // Interior extents used for timing: given by the user for rank 3, else large enough to exceed L2.
@@ -155,6 +156,7 @@ std::string overrideText(const passes::ScheduleOverride& c) {
   if (c.unroll) s += " --unroll " + std::to_string(c.unroll);
   if (c.smem != "auto") s += " --smem=" + c.smem;
   if (c.queueHeads != "auto") s += " --queue-heads=" + c.queueHeads;
+  if (c.tma != "auto") s += " --tma=" + c.tma;
   return s;
 }
 
@@ -194,7 +196,7 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
   std::vector<char> skip(cands.size(), 0);
   auto same = [](const dag::Schedule& a, const dag::Schedule& b) {
     return a.strategy == b.strategy && a.blockX == b.blockX && a.blockY == b.blockY && a.rows == b.rows && a.vec == b.vec &&
-           a.prefetch == b.prefetch && a.unroll == b.unroll && a.chunk == b.chunk && a.smem == b.smem && a.heads == b.heads;
+           a.prefetch == b.prefetch && a.unroll == b.unroll && a.chunk == b.chunk && a.smem == b.smem && a.heads == b.heads && a.tma == b.tma;
   };
   for (size_t c = 0; c < cands.size(); ++c) {
     bool fresh = c == 0, tooBig = false;

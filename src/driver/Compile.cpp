@@ -103,6 +103,11 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
             "(--prefetch planes in flight, default 2; --rows rows per thread) and reads the in-plane neighbours there "
             "instead of through L1; a part whose rings exceed 200 KiB keeps L1 loads; auto: the policy (rings for "
             "stars and other non-box kernels where they fit two blocks per SM); off: never");
+  autoOnOff("--tma", fe.schedule.tma,
+            "stream with shared-memory rings: on copies each plane's tiles with the Hopper tensor memory accelerator "
+            "(one thread issues one cp.async.bulk.tensor per field and plane against a tensor map the launcher encodes "
+            "for the box; the copies complete on an mbarrier) instead of every thread issuing 16-byte cp.async copies; "
+            "auto: the policy (off); off: never");
   app.add_option("--queue-heads", fe.schedule.queueHeads,
                  "stream with shared-memory rings: where each register queue (a field read at several offsets along "
                  "the first axis) loads its newest plane. ring: from its plane's tile, so the ring also holds the "

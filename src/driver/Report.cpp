@@ -65,7 +65,8 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
        << (k.schedule.rows > 1 ? ", rows " + std::to_string(k.schedule.rows) : std::string())
        << (k.schedule.vec > 1 ? ", vec " + std::to_string(k.schedule.vec) : std::string())
        << (k.schedule.smem ? ", shared-memory planes" : std::string())
-       << (k.schedule.smem && k.schedule.heads ? " (queue heads from global memory)" : std::string()) << "\n";
+       << (k.schedule.smem && k.schedule.heads ? " (queue heads from global memory)" : std::string())
+       << (k.schedule.smem && k.schedule.tma ? " (tiles copied by the tensor memory accelerator)" : std::string()) << "\n";
     for (const auto& [part, ps] : k.partSchedules)
       os << "  part     : " << dag::partLabel(k, part) << ": own schedule "
          << dag::strategyName(ps.strategy) << ", block " << ps.blockX << "x" << ps.blockY << ", vec " << ps.vec << ", rows " << ps.rows

@@ -210,6 +210,7 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   if (o.smem == "on" && o.prefetch < 0 && s.prefetch == 0) s.prefetch = 2;
   if (o.smem == "off") s.smem = 0;
   if (o.queueHeads != "auto") s.heads = o.queueHeads == "global" ? 1 : 0;
+  if (o.tma != "auto") s.tma = o.tma == "on" ? 1 : 0;
   if (s.strategy != dag::Strategy::Stream) s.smem = 0;
   const TemporalPlan t = planTemporal(ctx, k);
   if (o.temporal == "off") {
@@ -345,6 +346,7 @@ ScheduleOverride withRequest(const ScheduleOverride& o, const dag::ScheduleReque
   if (m.vec == 0) m.vec = r.vec;
   if (m.smem == "auto" && !r.smem.empty()) m.smem = r.smem;
   if (m.queueHeads == "auto" && !r.heads.empty()) m.queueHeads = r.heads;
+  if (m.tma == "auto" && !r.tma.empty()) m.tma = r.tma;
   return m;
 }
 

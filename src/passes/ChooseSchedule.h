@@ -26,6 +26,7 @@ struct ScheduleOverride {
   int vec = 0;                    // 0 = default
   std::string smem = "auto";      // auto | on | off: stream planes through shared memory (cp.async)
   std::string queueHeads = "auto";  // auto | ring | global: where a ring kernel's register queues load their newest plane
+  std::string tma = "auto";       // auto | on | off: ring tiles copied by the tensor memory accelerator
   std::string temporal = "auto";  // auto | on | off: two steps per sweep in cuda::step where possible
   std::string fuseRegions = "auto";  // auto | on | off: a region and the default equations in one kernel
   bool contractFma = false;       // --fp-contract=on: the contract-fma pass fuses a*b+c (not a schedule

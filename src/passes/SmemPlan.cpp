@@ -66,8 +66,19 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
     r.amin = amin;
     r.amax = amax;
     r.slots = amax - amin + 2 + plan.depth;
-    plan.bytes += r.elems() * elem;
+    r.slotElems = static_cast<long>(r.rows) * r.cols;
     plan.rings.push_back(r);
+  }
+  // The tensor memory accelerator writes a tile to a 128-byte aligned address; a box side is at most 256.
+  plan.tma = s.tma && !plan.rings.empty() &&
+             std::all_of(plan.rings.begin(), plan.rings.end(), [](const SmemRing& r) { return r.rows <= 256 && r.cols <= 256; });
+  for (SmemRing& r : plan.rings) {
+    if (plan.tma) r.slotElems = (r.slotElems + 128 / elem - 1) / (128 / elem) * (128 / elem);
+    plan.bytes += r.elems() * elem;
+  }
+  if (plan.tma) {
+    plan.barOffset = plan.bytes;
+    plan.bytes += 8L * (plan.depth + 1);
   }
   if (plan.rings.empty()) {
     plan.why = "the part reads no field";

@@ -10,6 +10,10 @@
 // the ring holds the planes x+amin .. x+amax read at iteration x, the `depth` planes in flight, and
 // one more, so that the slot being refilled was last read two iterations ago (one barrier per plane).
 //
+// With Schedule::tma one thread copies each tile with the tensor memory accelerator (a 3-d tensor map over
+// the box and its footprint, encoded by the launcher; out-of-bounds elements arrive as zeros like the
+// cp.async ring's zero-filled chunks) and the copies of a plane group complete on one of depth + 1 mbarriers.
+//
 //   acoustic (u radius 4, v and roc2 at the centre), f32, block 16x16, vec 4, depth 2:
 //     u: 24 rows x 80 columns x 8 slots, v and roc2: 16 x 64 x 4 slots -> 92 KiB (2 blocks per SM)
 #pragma once
@@ -28,7 +32,9 @@ struct SmemRing {
   int cols = 0;         // a multiple of 16 bytes (of 32 where ringColumns widened the tile to sectors)
   int amin = 0, amax = 0;  // dim-0 offsets read from shared memory (amax: the plane issued `depth` ahead)
   int slots = 0;        // amax - amin + 2 + depth
-  long elems() const { return static_cast<long>(slots) * rows * cols; }
+  long slotElems = 0;   // elements from one slot to the next: rows x cols (with the tensor memory
+                        // accelerator rounded up to 128 bytes, the alignment its copies need)
+  long elems() const { return static_cast<long>(slots) * slotElems; }
 };
 
 struct SmemPlan {
@@ -38,6 +44,9 @@ struct SmemPlan {
   std::vector<SmemRing> rings;
   long bytes = 0;        // dynamic shared memory per block
   int blocksPerSm = 0;   // resident blocks the shared memory allows (227 KiB per SM)
+  bool tma = false;      // tiles copied by the tensor memory accelerator (Schedule::tma, every tile at most
+                         // 256 rows and columns); bytes then ends with `depth + 1` 8-byte mbarriers at barOffset
+  long barOffset = 0;    // byte offset of the mbarriers
   int reach = 1;         // the largest |dim-0 offset| of a plane read in-plane or as a queue's head (a chunk's
                          // prologue grows with it; the same whether the heads come from the rings or not)
 };

@@ -33,6 +33,12 @@ bool readScheduleArg(const std::string& key, const std::string& value, dag::Sche
     r.smem = value;
     return true;
   }
+  if (key == "tma") {
+    expected = "auto, on or off";
+    if (value != "auto" && value != "on" && value != "off") return false;
+    r.tma = value;
+    return true;
+  }
   if (key == "heads") {
     expected = "auto, ring or global";
     if (value != "auto" && value != "ring" && value != "global") return false;

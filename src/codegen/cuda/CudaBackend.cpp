@@ -23,6 +23,7 @@
 #include "passes/ChooseSchedule.h"
 #include "passes/FuseRegions.h"
 #include "passes/SmemPlan.h"
+#include <climits>
 #include "support/IntMath.h"
 
 namespace stnc::codegen {
@@ -187,9 +188,33 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
     p.line("// The rings copy 16-byte chunks: rows and pointers must be 16-byte aligned (stnc_rt::makeLayout's are),");
     p.line("// otherwise the one-point kernel takes the whole box.");
     p.line("// A box narrower than three quarters of a tile goes there too (most lanes of a tile would idle).");
-    p.openScope("if (!(" + narrowBox(vec, true) + ") && " + alignedCondition(k, per, "16") + ")");
-    emitStreamLaunch(p, kname, "B_", rows, vec, args, &sp);
-    p.closeScope("");
+    if (!sp.tma) {
+      p.openScope("if (!(" + narrowBox(vec, true) + ") && " + alignedCondition(k, per, "16") + ")");
+      emitStreamLaunch(p, kname, "B_", rows, vec, args, &sp);
+      p.closeScope("");
+    } else {
+      // Each map covers the box grown by its ring's footprint (what the cp.async ring's clipping reads); its
+      // first column must be 16-byte aligned within the allocation (aligned pads), and it reads nothing outside it.
+      const int tileCols = std::max(1, k.schedule.blockX) * vec, tileRows = k.schedule.blockY * rows;
+      p.openScope("if (!(" + narrowBox(vec, true) + ") && " + alignedCondition(k, per, "16") + " && L_.pad[2] % " + per + " == 0)");
+      p.line("long text_[3];");
+      std::string maps;
+      for (const passes::SmemRing& r : sp.rings) {
+        const std::string f = cIdent(r.field);
+        const int lo[3] = {r.amin, r.lo1, r.a2}, hi[3] = {r.amax, r.lo1 + r.rows - tileRows, r.a2 + r.cols - tileCols};
+        p.line("// " + r.field + ": planes " + std::to_string(lo[0]) + " .. " + std::to_string(hi[0]) + ", rows " + std::to_string(lo[1]) + " .. " +
+               std::to_string(hi[1]) + ", columns " + std::to_string(lo[2]) + " .. " + std::to_string(hi[2]) + " around the box");
+        p.line("const long " + f + "lo_[3] = {" + std::to_string(lo[0]) + ", " + std::to_string(lo[1]) + ", " + std::to_string(lo[2]) + "}, " + f + "hi_[3] = {" +
+               std::to_string(hi[0]) + ", " + std::to_string(hi[1]) + ", " + std::to_string(hi[2]) + "};");
+        p.line("const stnc_rt::TileOrigin " + f + "O_ = stnc_rt::tileRegion(L_, B_, " + f + "lo_, " + f + "hi_, " + per + ", text_);");
+        p.line("CUtensorMap " + f + "M_;");
+        p.line("if (cudaError_t e_ = stnc_rt::tileMap(&" + f + "M_, " + f + ", L_, " + f + "O_, text_, " + std::to_string(r.rows) + ", " +
+               std::to_string(r.cols) + ")) return e_;");
+        maps += ", " + f + "M_, " + f + "O_";
+      }
+      emitStreamLaunch(p, kname, "B_", rows, vec, args + maps, &sp);
+      p.closeScope("");
+    }
     p.openScope("else");
     emitStreamLaunch(p, kname + "_rest", "B_", 1, 1, args);
     p.closeScope("");

@@ -109,17 +109,84 @@ std::string ringCopy(const passes::SmemRing& r, const std::string& plane, const 
   return cIdent(r.field) + "C_.copy(" + slot + ", " + cIdent(r.field) + ", L_, " + plane + ");";
 }
 
+// The tensor-memory-accelerator copy of plane `plane` of ring r into slot `slot`, completing on mbarrier `bar`.
+std::string ringTma(const passes::SmemRing& r, const std::string& plane, const std::string& slot, const std::string& bar) {
+  const std::string f = cIdent(r.field);
+  return "stnc_rt::tmaTile(" + ringName(r.field) + " + (" + slot + ") * " + std::to_string(r.slotElems) + ", &" + f + "M_, " + f + "c2_, " + f +
+         "c1_, " + plane + " - " + f + "O_.x, " + bar + ");";
+}
+
+// The bytes one copy of every ring brings (a plane group of a steady iteration).
+long groupBytes(const passes::SmemPlan& sp, int elem) {
+  long b = 0;
+  for (const passes::SmemRing& r : sp.rings) b += static_cast<long>(r.rows) * r.cols * elem;
+  return b;
+}
+
+// The kernel parameters the tensor-memory-accelerator copies add: per ring its map and the map's origin.
+std::string tmaParams(const passes::SmemPlan& sp) {
+  std::string s;
+  for (const passes::SmemRing& r : sp.rings)
+    s += ", const __grid_constant__ CUtensorMap " + cIdent(r.field) + "M_, const stnc_rt::TileOrigin " + cIdent(r.field) + "O_";
+  return s;
+}
+
+// The tensor-memory-accelerator half of emitRingPrologue: the mbarriers, each ring's tile coordinates in its
+// map, and thread 0's first plane groups (group 0 also brings the planes iteration 0 reads; groups
+// 1 .. depth-1 only for iterations that run, so every group issued is waited on).
+void emitTmaRingPrologue(CPrinter& p, const passes::SmemPlan& sp, int elem, const std::string& rowsTimes) {
+  const int stages = sp.depth + 1;
+  p.line("unsigned long long* const bar_ = reinterpret_cast<unsigned long long*>(reinterpret_cast<char*>(smemT_) + " + std::to_string(sp.barOffset) +
+         ");  // " + std::to_string(stages) + " mbarriers");
+  for (const passes::SmemRing& r : sp.rings) {
+    const std::string f = cIdent(r.field);
+    p.line("const long " + f + "c2_ = zb_" + plusTerm(r.a2) + " - " + f + "O_.z, " + f + "c1_ = yb_" + plusTerm(r.lo1) + " - " + f + "O_.y;  // the " + r.field +
+           " tile's first column and row in its map");
+    p.line("const real* const " + ringThreadName(r.field) + " = " + ringName(r.field) + " + (threadIdx.y" + rowsTimes + plusTerm(-r.lo1) + ") * " +
+           std::to_string(r.cols) + " + threadIdx.x * kVec" + plusTerm(-r.a2) + ";  // this thread's point in slot 0");
+  }
+  long first = groupBytes(sp, elem);
+  for (const passes::SmemRing& r : sp.rings) first += static_cast<long>(r.amax - r.amin) * r.rows * r.cols * elem;
+  p.openScope("if (tid_ == 0)");
+  p.line("for (int s_ = 0; s_ < " + std::to_string(stages) + "; ++s_) stnc_rt::mbarInit(&bar_[s_]);");
+  p.line("stnc_rt::mbarInitFence();");
+  p.line("stnc_rt::mbarExpect(&bar_[0], " + std::to_string(first) + "u);  // group 0: the planes iteration 0 reads and the first in flight");
+  for (const passes::SmemRing& r : sp.rings)
+    for (int d = r.amin; d <= r.amax; ++d) p.line(ringTma(r, "x0_ + " + std::to_string(d), std::to_string((d - r.amin) % r.slots), "&bar_[0]"));
+  p.openScope("for (unsigned i_ = 1; i_ < " + std::to_string(sp.depth) + " && x0_ + i_ < x1_; ++i_)  // groups 1 .. " +
+              std::to_string(sp.depth - 1) + ": what iterations x0_-" + std::to_string(sp.depth - 1) + " .. x0_-1 would have issued");
+  p.line("stnc_rt::mbarExpect(&bar_[i_], " + std::to_string(groupBytes(sp, elem)) + "u);");
+  for (const passes::SmemRing& r : sp.rings)
+    p.line(ringTma(r, "x0_ + " + std::to_string(r.amax) + " + i_", "(" + std::to_string(r.amax - r.amin) + " + i_) % " + std::to_string(r.slots),
+                   "&bar_[i_]"));
+  p.closeScope("");
+  p.closeScope("");
+  p.line("__syncthreads();  // the mbarriers are initialised before anyone waits on them");
+}
+
 // The shared-memory rings of a kernel: their declarations, and the copies before the dim-0 loop (the
 // planes the first iteration reads, then the `depth` planes a steady iteration keeps in flight).
-// rows: dim-1 rows per thread (the block's tile is kBlockY x rows rows).
-void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan& sp, int rows) {
-  p.line("// Shared-memory rings (--smem=on): each plane a field is read at arrives as a tile through 16-byte cp.async");
-  p.line("// copies issued " + std::to_string(sp.depth) + " iteration(s) ahead; a ring holds the planes read now, those in flight");
-  p.line("// and one more, so a slot is refilled two iterations after its last read (one barrier per plane).");
-  p.line("extern __shared__ float4 smem_[];  // " + std::to_string(sp.bytes) + " bytes, 16-byte aligned");
+// rows: dim-1 rows per thread (the block's tile is kBlockY x rows rows). tma: the copies go through the
+// tensor memory accelerator (SmemPlan::tma): thread 0 issues them, plane group g completes on mbarrier
+// g % (depth + 1), and group 0 also brings the planes the first iteration reads.
+void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan& sp, int rows, bool tma) {
+  const int elem = static_cast<int>(dag::elemSize(k.type));
+  if (tma) {
+    p.line("// Shared-memory rings (--smem=on, --tma=on): thread 0 copies each plane's tile of every field with the tensor");
+    p.line("// memory accelerator " + std::to_string(sp.depth) + " iteration(s) ahead (elements outside the box's footprint arrive as zeros);");
+    p.line("// plane group g completes on mbarrier g % " + std::to_string(sp.depth + 1) + ", a ring holds the planes read now, those in flight");
+    p.line("// and one more, so a slot is refilled two iterations after its last read (one barrier per plane).");
+    p.line("extern __shared__ __align__(128) float4 smemT_[];  // " + std::to_string(sp.bytes) + " bytes: slots of 128-byte multiples, then the mbarriers");
+  } else {
+    p.line("// Shared-memory rings (--smem=on): each plane a field is read at arrives as a tile through 16-byte cp.async");
+    p.line("// copies issued " + std::to_string(sp.depth) + " iteration(s) ahead; a ring holds the planes read now, those in flight");
+    p.line("// and one more, so a slot is refilled two iterations after its last read (one barrier per plane).");
+    p.line("extern __shared__ float4 smem_[];  // " + std::to_string(sp.bytes) + " bytes, 16-byte aligned");
+  }
+  const std::string base = tma ? "smemT_" : "smem_";
   long off = 0;
   for (const passes::SmemRing& r : sp.rings) {
-    p.line("real* const " + ringName(r.field) + " = reinterpret_cast<real*>(smem_) + " + std::to_string(off) + ";  // " + r.field + ": " +
+    p.line("real* const " + ringName(r.field) + " = reinterpret_cast<real*>(" + base + ") + " + std::to_string(off) + ";  // " + r.field + ": " +
            std::to_string(r.slots) + " slots x " + std::to_string(r.rows) + " rows x " + std::to_string(r.cols) + " columns, planes " +
            planeText(k, r.amin) + " .. " + planeText(k, r.amax));
     off += r.elems();
@@ -128,6 +195,12 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
   const int tileCols = std::max(1, k.schedule.blockX) * std::max(1, k.schedule.vec);
   const int tileRows = k.schedule.blockY * rows;
   const std::string rowsTimes = rowsFactor(rows);
+  if (tma) {
+    emitTmaRingPrologue(p, sp, elem, rowsTimes);
+    return;
+  }
+  // Slots padded for the accelerator (a --tma=on plan the fused kernel copies with cp.async) are further apart.
+  const bool padded = std::any_of(sp.rings.begin(), sp.rings.end(), [](const passes::SmemRing& r) { return r.slotElems != static_cast<long>(r.rows) * r.cols; });
   p.line("// Tile copies skip the chunks no point of the box reads (STNC_RING_CLIP, default on) only for boxes at");
   p.line("// least two tiles across in dims 1 and 2: measured (samples/acoustic/profile.sh) it cut the acoustic");
   p.line("// inner region's DRAM reads 5.99 -> 5.41 GB and 2030 -> 1906 us, but slowed the 27-wide PML faces");
@@ -140,9 +213,10 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
     // out to chunks, as the tile is).
     const int hi1 = r.lo1 + r.rows - tileRows, hi2 = r.a2 + r.cols - tileCols;
     p.line("const stnc_rt::RingCopier<real, " + std::to_string(r.rows) + ", " + std::to_string(r.cols) + ", kBlockX * kBlockY, " +
-           (reused ? "true" : "false") + "> " + cIdent(r.field) + "C_(L_, " + ringName(r.field) + ", yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) +
-           ", tid_, B_.lo[1]" + plusTerm(r.lo1) + " - far_, B_.hi[1]" + plusTerm(hi1) + " + far_, B_.lo[2]" + plusTerm(r.a2) + " - far_, B_.hi[2]" +
-           plusTerm(hi2) + " + far_);  // this thread's chunks of a " + r.field + " tile" + (reused ? " (read by neighbouring blocks too)" : " (this block's only)"));
+           (reused ? "true" : "false") + (padded ? ", " + std::to_string(r.slotElems) : "") + "> " + cIdent(r.field) + "C_(L_, " +
+           ringName(r.field) + ", yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) + ", tid_, B_.lo[1]" + plusTerm(r.lo1) + " - far_, B_.hi[1]" +
+           plusTerm(hi1) + " + far_, B_.lo[2]" + plusTerm(r.a2) + " - far_, B_.hi[2]" + plusTerm(hi2) + " + far_);  // this thread's chunks of a " +
+           r.field + " tile" + (reused ? " (read by neighbouring blocks too)" : " (this block's only)"));
     p.line("const real* const " + ringThreadName(r.field) + " = " + ringName(r.field) + " + (threadIdx.y" + rowsTimes + plusTerm(-r.lo1) + ") * " + std::to_string(r.cols) +
            " + threadIdx.x * kVec" + plusTerm(-r.a2) + ";  // this thread's point in slot 0");
     for (int d = r.amin; d < r.amax; ++d)
@@ -162,20 +236,33 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
 
 // The start of an iteration: issue the plane `depth` ahead, wait for the one read now, then the slot of
 // every plane offset this iteration reads.
-void emitRingIteration(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan& sp, const std::set<std::pair<std::string, int>>& planes) {
+void emitRingIteration(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan& sp, const std::set<std::pair<std::string, int>>& planes, bool tma) {
   p.line("const unsigned it_ = static_cast<unsigned>(x_ - x0_);  // unsigned: the slots' remainders are cheaper");
-  p.openScope("if (x_ + " + std::to_string(sp.depth) + " < x1_)");
-  for (const passes::SmemRing& r : sp.rings)
-    p.line(ringCopy(r, "x_ + " + std::to_string(r.amax + sp.depth), "(it_ + " + std::to_string(r.amax - r.amin + sp.depth) + ") % " +
-                                                                         std::to_string(r.slots)));
-  p.closeScope("");
-  p.line("stnc_rt::cpAsyncCommit();");
-  p.line("stnc_rt::cpAsyncWait<" + std::to_string(sp.depth) + ">();  // this thread's copies of the planes read now have landed");
-  p.line("__syncthreads();  // and every other thread's");
+  if (tma) {
+    const std::string stages = std::to_string(sp.depth + 1), depth = std::to_string(sp.depth);
+    p.openScope("if (tid_ == 0 && x_ + " + depth + " < x1_)");
+    p.line("unsigned long long* const b_ = &bar_[(it_ + " + depth + ") % " + stages + "];");
+    p.line("stnc_rt::mbarExpect(b_, " + std::to_string(groupBytes(sp, static_cast<int>(dag::elemSize(k.type)))) + "u);");
+    for (const passes::SmemRing& r : sp.rings)
+      p.line(ringTma(r, "x_ + " + std::to_string(r.amax + sp.depth), "(it_ + " + std::to_string(r.amax - r.amin + sp.depth) + ") % " + std::to_string(r.slots),
+                     "b_"));
+    p.closeScope("");
+    p.line("stnc_rt::mbarWait(&bar_[it_ % " + stages + "], (it_ / " + stages + ") & 1u);  // the planes read now have landed");
+    p.line("__syncthreads();  // and every thread is past the reads of the slots refilled next");
+  } else {
+    p.openScope("if (x_ + " + std::to_string(sp.depth) + " < x1_)");
+    for (const passes::SmemRing& r : sp.rings)
+      p.line(ringCopy(r, "x_ + " + std::to_string(r.amax + sp.depth), "(it_ + " + std::to_string(r.amax - r.amin + sp.depth) + ") % " +
+                                                                           std::to_string(r.slots)));
+    p.closeScope("");
+    p.line("stnc_rt::cpAsyncCommit();");
+    p.line("stnc_rt::cpAsyncWait<" + std::to_string(sp.depth) + ">();  // this thread's copies of the planes read now have landed");
+    p.line("__syncthreads();  // and every other thread's");
+  }
   for (const auto& [field, d] : planes) {
     const passes::SmemRing& r = *ringOf(&sp, field);
     p.line("const int " + ringSlotName(field, d) + " = static_cast<int>((it_ + " + std::to_string(d - r.amin) + ") % " + std::to_string(r.slots) + ") * " +
-           std::to_string(r.rows * r.cols) + ";  // slot of plane " + planeText(k, d));
+           std::to_string(r.slotElems) + ";  // slot of plane " + planeText(k, d));
   }
 }
 
@@ -191,6 +278,7 @@ class StreamEmitter {
         tk_(tileKernel(m.ctx, k, fused ? -2 : part, rows, vec)),
         qs_(queuesOf(m.ctx, k, rows, vec, part)),
         heads_(sp && k.schedule.heads),
+        tma_(sp && sp->tma && !fused),
         // With rings, prefetch is the copy pipeline's depth; queue heads from global memory load as many
         // planes ahead into registers.
         D_(sp && !heads_ ? 0 : k.schedule.prefetch),
@@ -201,12 +289,12 @@ class StreamEmitter {
     // registers must not cost resident blocks the rings allow.
     const std::string bounds = fused_ && sp_ ? "kBlockX * kBlockY, " + std::to_string(sp_->blocksPerSm) : "kBlockX * kBlockY";
     p_.openScope("__global__ void __launch_bounds__(" + bounds + ") " + kname + "(const stnc_rt::Layout L_, const stnc_rt::Box B_, " +
-                 (fused_ ? "const stnc_rt::Box R_, " : "") + "const long chunk_, " + params + ")");
+                 (fused_ ? "const stnc_rt::Box R_, " : "") + "const long chunk_, " + params + (tma_ ? tmaParams(*sp_) : "") + ")");
     std::string unused = usedNamesVoidCast(m_.ctx, k_, false, fused_ ? -2 : part_);
     if (!unused.empty()) p_.line(unused);
     emitIndices();
     emitQueuePrologue();
-    if (sp_) emitRingPrologue(p_, k_, *sp_, rows_);
+    if (sp_) emitRingPrologue(p_, k_, *sp_, rows_, tma_);
     if (k_.schedule.unroll > 1) p_.line("#pragma unroll " + std::to_string(k_.schedule.unroll));
     p_.openScope("for (long x_ = x0_; x_ < x1_; ++x_, p_ += s0_)");
     emitPlaneLoads();
@@ -219,7 +307,8 @@ class StreamEmitter {
       p_.line(rot);
     }
     p_.closeScope("for x_");
-    if (sp_) p_.line("stnc_rt::cpAsyncWait<0>();  // nothing in flight when the block exits");
+    if (sp_ && !tma_) p_.line("stnc_rt::cpAsyncWait<0>();  // nothing in flight when the block exits");
+    if (tma_) p_.line("// nothing in flight: every group issued was waited on (a group is issued only for an iteration that runs)");
     p_.closeScope(kname);
     p_.line();
   }
@@ -375,7 +464,7 @@ class StreamEmitter {
         planes.insert({std::get<0>(key), n.offset.d[0]});
       }
     }
-    if (sp_) emitRingIteration(p_, k_, *sp_, planes);
+    if (sp_) emitRingIteration(p_, k_, *sp_, planes, tma_);
     for (const Queue& q : qs_) {
       if (q.col != 0) continue;
       if (!sp_ || heads_) {
@@ -517,6 +606,7 @@ class StreamEmitter {
   const TileKernel tk_;
   const std::vector<Queue> qs_;
   const bool heads_;  // rings, but the queues' heads come from global memory (Schedule::heads)
+  const bool tma_;    // rings filled by the tensor memory accelerator (SmemPlan::tma; not the fused kernel)
   const int D_;
   const LiteralFn literalOf_;  // the stencil's f64 constants from its constant table (codegen/cuda/ConstantTable)
   std::map<std::tuple<std::string, int, int, int>, std::string> vecLoads_;

@@ -217,11 +217,12 @@ namespace stnc_rt {
 // block. Chunks outside the allocation are zero-filled, and so (STNC_RING_CLIP) are chunks wholly outside
 // [ylo, yhi) x [zlo, zhi), the rows and columns the box's points read; a plane outside the allocation is
 // skipped. Reused: whether neighbouring blocks read the tile too (the L2 hint; see HintedTileCopier).
-template <typename T, int Rows, int Cols, int NT, bool Reused>
+// SlotElems: elements from one slot to the next (more than Rows x Cols where the rings are padded).
+template <typename T, int Rows, int Cols, int NT, bool Reused, long SlotElems = static_cast<long>(Rows) * Cols>
 struct RingCopier {
   static constexpr int kPer = 16 / static_cast<int>(sizeof(T)), kChunks = Rows * Cols / kPer, kMine = (kChunks + NT - 1) / NT;
   static constexpr bool kRagged = kChunks % NT != 0;  // only some threads have a chunk in the last round
-  static constexpr unsigned kSlotBytes = Rows * Cols * sizeof(T);
+  static constexpr unsigned kSlotBytes = static_cast<unsigned>(SlotElems * sizeof(T));
   static constexpr int kKind = (STNC_L2_HINTS & 1) && !Reused ? 1 : (STNC_L2_HINTS & 4) && Reused ? 2 : 0;
   static_assert(Cols % kPer == 0, "tile rows are whole 16-byte chunks");
   unsigned dst_;      // shared address of this thread's first chunk in slot 0
@@ -259,6 +260,98 @@ struct RingCopier {
 
 }  // namespace stnc_rt
 #endif  // STNC_RUNTIME_CUDA_ASYNC_V3
+
+// Ring tiles through the Hopper tensor memory accelerator (session 13, --tma=on): the launcher encodes one
+// 3-d tensor map per ring field over the box grown by the rings' footprint (clamped to the allocation; its
+// first column aligned down to 16 bytes), so every element outside that region arrives as zero, as the
+// cp.async ring's clipped and zero-filled chunks do; one thread per block issues each plane's tile copy
+// (cp.async.bulk.tensor) and the copies of a plane group complete on an mbarrier that every thread waits on.
+// Own guard.
+#ifndef STNC_RUNTIME_CUDA_TMA_V1
+#define STNC_RUNTIME_CUDA_TMA_V1
+#include <cuda.h>  // CUtensorMap and its enums (types only: the encoder comes through the runtime's driver entry point)
+#include <cudaTypedefs.h>
+// STNC_TMA_L2_PROMOTION: the L2 fill granularity the maps ask for (0 = none, 64, 128, 256 bytes).
+#ifndef STNC_TMA_L2_PROMOTION
+#define STNC_TMA_L2_PROMOTION 0
+#endif
+namespace stnc_rt {
+
+// The array element at tensor coordinate (0, 0, 0) of the maps of one launch.
+struct TileOrigin {
+  long x, y, z;
+};
+
+// The region of the maps of a launch over box b: the box grown by [lo, hi] (per dim: the rings' footprint,
+// tile columns included), clamped to the allocation, its first column aligned down to `per` elements (16 bytes).
+inline TileOrigin tileRegion(const Layout& L, const Box& b, const long lo[3], const long hi[3], long per, long ext[3]) {
+  long a[3], e[3];
+  for (int d = 0; d < 3; ++d) {
+    a[d] = b.lo[d] + lo[d];
+    e[d] = b.hi[d] + hi[d];
+    if (a[d] < -L.pad[d]) a[d] = -L.pad[d];
+    if (e[d] > L.dim[d] - L.pad[d]) e[d] = L.dim[d] - L.pad[d];
+  }
+  a[2] = alignDown(a[2], per);
+  for (int d = 0; d < 3; ++d) ext[d] = e[d] > a[d] ? e[d] - a[d] : 1;
+  return TileOrigin{a[0], a[1], a[2]};
+}
+
+// Host: the tensor map of field `a` over the region (origin o, extents ext) for tiles of rows x cols x 1.
+template <typename T>
+inline cudaError_t tileMap(CUtensorMap* map, const T* a, const Layout& L, const TileOrigin& o, const long ext[3], int rows, int cols) {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  if (!encode) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess || !fn)
+      return cudaErrorNotSupported;
+    encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "tensor maps of 4- or 8-byte elements");
+  constexpr CUtensorMapL2promotion kPromotion = STNC_TMA_L2_PROMOTION == 64    ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+                                                : STNC_TMA_L2_PROMOTION == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                                : STNC_TMA_L2_PROMOTION == 256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                                                                               : CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(ext[2]), static_cast<cuuint64_t>(ext[1]), static_cast<cuuint64_t>(ext[0])};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(L.stride[1]) * sizeof(T), static_cast<cuuint64_t>(L.stride[0]) * sizeof(T)};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(cols), static_cast<cuuint32_t>(rows), 1u}, step[3] = {1u, 1u, 1u};
+  const CUresult r = encode(map, sizeof(T) == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3,
+                            const_cast<T*>(a + at(L, o.x, o.y, o.z)), dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_NONE, kPromotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+__device__ __forceinline__ unsigned smemAddress(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+// One arrival (the issuing thread's) completes a phase once the bytes it announced have landed.
+__device__ __forceinline__ void mbarInit(unsigned long long* bar) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smemAddress(bar)) : "memory");
+}
+__device__ __forceinline__ void mbarInitFence() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+__device__ __forceinline__ void mbarExpect(unsigned long long* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smemAddress(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbarWait(unsigned long long* bar, unsigned parity) {
+  asm volatile(
+      "{\n .reg .pred P1;\n LAB_WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n @!P1 bra LAB_WAIT;\n}\n" ::"r"(
+          smemAddress(bar)),
+      "r"(parity)
+      : "memory");
+}
+// The tile at tensor coordinates (c2 columns, c1 rows, c0 planes) into shared memory at dst (128-byte aligned).
+__device__ __forceinline__ void tmaTile(void* dst, const CUtensorMap* map, long c2, long c1, long c0, unsigned long long* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(
+          smemAddress(dst)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(static_cast<int>(c2)), "r"(static_cast<int>(c1)), "r"(static_cast<int>(c0)),
+      "r"(smemAddress(bar))
+      : "memory");
+}
+
+}  // namespace stnc_rt
+#endif  // STNC_RUNTIME_CUDA_TMA_V1
 
 // Timing helpers (session 5): the generated C entry point (`stnc run --bench`, `--autotune`) reads a
 // buffer four times the L2 before every timed sweep, so each sweep starts with a cold L2 like the

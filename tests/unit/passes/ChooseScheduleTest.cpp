@@ -236,6 +236,18 @@ TEST_CASE("a schedule in the source sets what the command line leaves to the pol
   REQUIRE_MESSAGE(g->module, g->diagText());
   CHECK(test::kernelOf(*g, "s").schedule.heads == 1);
   CHECK(test::kernelOf(*g, "s").schedule.smem == 2);
+  CHECK(test::kernelOf(*g, "s").schedule.tma == 0);  // the policy: 16-byte cp.async copies
+  // tma = on in the source: ring tiles through the tensor memory accelerator; --tma=off on the command line wins.
+  const char* tmaSrc = "stencil s(i, j, k) : f64 { in u; out v;\n  schedule stream(tma = on);\n"
+                       "  v = u[i-1,j,k] + u[i+1,j,k] + u[i,j+1,k]; }";
+  auto t = test::compileText(tmaSrc);
+  REQUIRE_MESSAGE(t->module, t->diagText());
+  CHECK(test::kernelOf(*t, "s").schedule.tma == 1);
+  passes::ScheduleOverride off;
+  off.tma = "off";
+  auto toff = test::compileText(tmaSrc, {}, off);
+  REQUIRE_MESSAGE(toff->module, toff->diagText());
+  CHECK(test::kernelOf(*toff, "s").schedule.tma == 0);
   // The policy alone would have chosen otherwise (rings, one row).
   const dag::Schedule pol = policy("stencil s(i, j, k) : f64 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k] + u[i,j+1,k]; }");
   CHECK(pol.smem == 2);

@@ -178,3 +178,35 @@ TEST_CASE("a kernel whose rings fit only with global queue heads gets them - one
   CHECK(test::kernelOf(*c3, "s").schedule.smem == 2);
   CHECK(test::kernelOf(*c3, "s").schedule.heads == 0);
 }
+
+TEST_CASE("--tma=on: slots padded to 128 bytes for the tensor memory accelerator, mbarriers after the rings") {
+  // f64 radius 1 in 16x7 threads of 2 points: the u tile is 9 rows x 40 columns = 2880 bytes, not a
+  // multiple of 128; with the accelerator each slot is padded to 2944 bytes.
+  const char* star = "stencil s(i, j, k) : f64 { in u, c; out o;\n"
+                     "  o = c * (u[i-1,j,k] + u[i+1,j,k] + u[i,j-1,k] + u[i,j+1,k] + u[i,j,k-1] + u[i,j,k+1]); }";
+  Planned plain = schedule(star, "16x7", 2);
+  const passes::SmemPlan a = passes::planSmem(plain.c->module->ctx, plain.k, -1);
+  REQUIRE_MESSAGE(a.ok, a.why);
+  CHECK_FALSE(a.tma);
+  for (const passes::SmemRing& r : a.rings) CHECK(r.slotElems == static_cast<long>(r.rows) * r.cols);
+
+  Planned p = schedule(star, "16x7", 2);
+  dag::Schedule s = p.k.scheduleOf(-1);
+  s.tma = 1;
+  const passes::SmemPlan t = passes::planSmem(p.c->module->ctx, p.k, -1, s);
+  REQUIRE_MESSAGE(t.ok, t.why);
+  CHECK(t.tma);
+  long ringBytes = 0;
+  for (const passes::SmemRing& r : t.rings) {
+    CHECK(r.slotElems * 8 % 128 == 0);
+    CHECK(r.slotElems >= static_cast<long>(r.rows) * r.cols);
+    CHECK(r.slotElems - static_cast<long>(r.rows) * r.cols < 128 / 8);
+    ringBytes += r.elems() * 8;
+  }
+  const passes::SmemRing& u = ring(t, "u");
+  CHECK(u.rows == 9);
+  CHECK(u.cols == 40);
+  CHECK(u.slotElems == 368);  // 2944 bytes
+  CHECK(t.barOffset == ringBytes);
+  CHECK(t.bytes == ringBytes + 8 * (t.depth + 1));
+}
