@@ -196,7 +196,8 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
       // Each map covers the box grown by its ring's footprint (what the cp.async ring's clipping reads); its
       // first column must be 16-byte aligned within the allocation (aligned pads), and it reads nothing outside it.
       const int tileCols = std::max(1, k.schedule.blockX) * vec, tileRows = k.schedule.blockY * rows;
-      p.openScope("if (!(" + narrowBox(vec, true) + ") && " + alignedCondition(k, per, "16") + " && L_.pad[2] % " + per + " == 0)");
+      p.line("// The maps need the driver's encoder (cudaGetDriverEntryPointByVersion); without it the one-point kernel runs.");
+      p.line("bool maps_ = !(" + narrowBox(vec, true) + ") && " + alignedCondition(k, per, "16") + " && L_.pad[2] % " + per + " == 0;");
       p.line("long text_[3];");
       std::string maps;
       for (const passes::SmemRing& r : sp.rings) {
@@ -207,11 +208,12 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
         p.line("const long " + f + "lo_[3] = {" + std::to_string(lo[0]) + ", " + std::to_string(lo[1]) + ", " + std::to_string(lo[2]) + "}, " + f + "hi_[3] = {" +
                std::to_string(hi[0]) + ", " + std::to_string(hi[1]) + ", " + std::to_string(hi[2]) + "};");
         p.line("const stnc_rt::TileOrigin " + f + "O_ = stnc_rt::tileRegion(L_, B_, " + f + "lo_, " + f + "hi_, " + per + ", text_);");
-        p.line("CUtensorMap " + f + "M_;");
-        p.line("if (cudaError_t e_ = stnc_rt::tileMap(&" + f + "M_, " + f + ", L_, " + f + "O_, text_, " + std::to_string(r.rows) + ", " +
-               std::to_string(r.cols) + ")) return e_;");
+        p.line("CUtensorMap " + f + "M_{};");
+        p.line("maps_ = maps_ && stnc_rt::tileMap(&" + f + "M_, " + f + ", L_, " + f + "O_, text_, " + std::to_string(r.rows) + ", " +
+               std::to_string(r.cols) + ") == cudaSuccess;");
         maps += ", " + f + "M_, " + f + "O_";
       }
+      p.openScope("if (maps_)");
       emitStreamLaunch(p, kname, "B_", rows, vec, args + maps, &sp);
       p.closeScope("");
     }

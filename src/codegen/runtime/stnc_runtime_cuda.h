@@ -262,7 +262,7 @@ struct RingCopier {
 #endif  // STNC_RUNTIME_CUDA_ASYNC_V3
 
 // Ring tiles through the Hopper tensor memory accelerator (session 13, --tma=on): the launcher encodes one
-// 3-d tensor map per ring field over the box grown by the rings' footprint (clamped to the allocation; its
+// 3-d tensor map per ring field over the box grown by that field's footprint (clamped to the allocation; its
 // first column aligned down to 16 bytes), so every element outside that region arrives as zero, as the
 // cp.async ring's clipped and zero-filled chunks do; one thread per block issues each plane's tile copy
 // (cp.async.bulk.tensor) and the copies of a plane group complete on an mbarrier that every thread waits on.
@@ -277,13 +277,14 @@ struct RingCopier {
 #endif
 namespace stnc_rt {
 
-// The array element at tensor coordinate (0, 0, 0) of the maps of one launch.
+// The array element at tensor coordinate (0, 0, 0) of a map.
 struct TileOrigin {
   long x, y, z;
 };
 
-// The region of the maps of a launch over box b: the box grown by [lo, hi] (per dim: the rings' footprint,
-// tile columns included), clamped to the allocation, its first column aligned down to `per` elements (16 bytes).
+// The region of a map over box b: the box grown by [lo, hi) (per dim: the ring's footprint, its tile's
+// rounded-out columns included), clamped to the allocation, its first column aligned down to `per` elements
+// (16 bytes); ext gets its extents.
 inline TileOrigin tileRegion(const Layout& L, const Box& b, const long lo[3], const long hi[3], long per, long ext[3]) {
   long a[3], e[3];
   for (int d = 0; d < 3; ++d) {
