@@ -63,6 +63,8 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
     const ColumnSpan span = ringColumns(lo2, hi2, width, r.rows, s.blockX * s.blockY, elem);
     r.a2 = span.a2;
     r.cols = span.cols;
+    r.hi1 = hi1;
+    r.hi2 = span.a2 + span.cols - width;
     r.amin = amin;
     r.amax = amax;
     r.slots = amax - amin + 2 + plan.depth;

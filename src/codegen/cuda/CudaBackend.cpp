@@ -195,14 +195,13 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
     } else {
       // Each map covers the box grown by its ring's footprint (what the cp.async ring's clipping reads); its
       // first column must be 16-byte aligned within the allocation (aligned pads), and it reads nothing outside it.
-      const int tileCols = std::max(1, k.schedule.blockX) * vec, tileRows = k.schedule.blockY * rows;
       p.line("// The maps need the driver's encoder (cudaGetDriverEntryPointByVersion); without it the one-point kernel runs.");
       p.line("bool maps_ = !(" + narrowBox(vec, true) + ") && " + alignedCondition(k, per, "16") + " && L_.pad[2] % " + per + " == 0;");
       p.line("long text_[3];");
       std::string maps;
       for (const passes::SmemRing& r : sp.rings) {
         const std::string f = cIdent(r.field);
-        const int lo[3] = {r.amin, r.lo1, r.a2}, hi[3] = {r.amax, r.lo1 + r.rows - tileRows, r.a2 + r.cols - tileCols};
+        const int lo[3] = {r.amin, r.lo1, r.a2}, hi[3] = {r.amax, r.hi1, r.hi2};
         p.line("// " + r.field + ": planes " + std::to_string(lo[0]) + " .. " + std::to_string(hi[0]) + ", rows " + std::to_string(lo[1]) + " .. " +
                std::to_string(hi[1]) + ", columns " + std::to_string(lo[2]) + " .. " + std::to_string(hi[2]) + " around the box");
         p.line("const long " + f + "lo_[3] = {" + std::to_string(lo[0]) + ", " + std::to_string(lo[1]) + ", " + std::to_string(lo[2]) + "}, " + f + "hi_[3] = {" +

@@ -116,11 +116,18 @@ std::string ringTma(const passes::SmemRing& r, const std::string& plane, const s
          "c1_, " + plane + " - " + f + "O_.x, " + bar + ");";
 }
 
-// The bytes one copy of every ring brings (a plane group of a steady iteration).
+// The bytes of one tile of ring r, and of one tile of every ring (a plane group of a steady iteration).
+long tileBytes(const passes::SmemRing& r, int elem) { return static_cast<long>(r.rows) * r.cols * elem; }
 long groupBytes(const passes::SmemPlan& sp, int elem) {
   long b = 0;
-  for (const passes::SmemRing& r : sp.rings) b += static_cast<long>(r.rows) * r.cols * elem;
+  for (const passes::SmemRing& r : sp.rings) b += tileBytes(r, elem);
   return b;
+}
+
+// The declaration of this thread's point in slot 0 of ring r (rowsTimes: " * rows" for several rows per thread).
+std::string threadPoint(const passes::SmemRing& r, const std::string& rowsTimes) {
+  return "const real* const " + ringThreadName(r.field) + " = " + ringName(r.field) + " + (threadIdx.y" + rowsTimes + plusTerm(-r.lo1) + ") * " +
+         std::to_string(r.cols) + " + threadIdx.x * kVec" + plusTerm(-r.a2) + ";  // this thread's point in slot 0";
 }
 
 // The kernel parameters the tensor-memory-accelerator copies add: per ring its map and the map's origin.
@@ -142,11 +149,10 @@ void emitTmaRingPrologue(CPrinter& p, const passes::SmemPlan& sp, int elem, cons
     const std::string f = cIdent(r.field);
     p.line("const long " + f + "c2_ = zb_" + plusTerm(r.a2) + " - " + f + "O_.z, " + f + "c1_ = yb_" + plusTerm(r.lo1) + " - " + f + "O_.y;  // the " + r.field +
            " tile's first column and row in its map");
-    p.line("const real* const " + ringThreadName(r.field) + " = " + ringName(r.field) + " + (threadIdx.y" + rowsTimes + plusTerm(-r.lo1) + ") * " +
-           std::to_string(r.cols) + " + threadIdx.x * kVec" + plusTerm(-r.a2) + ";  // this thread's point in slot 0");
+    p.line(threadPoint(r, rowsTimes));
   }
   long first = groupBytes(sp, elem);
-  for (const passes::SmemRing& r : sp.rings) first += static_cast<long>(r.amax - r.amin) * r.rows * r.cols * elem;
+  for (const passes::SmemRing& r : sp.rings) first += (r.amax - r.amin) * tileBytes(r, elem);
   p.openScope("if (tid_ == 0)");
   p.line("for (int s_ = 0; s_ < " + std::to_string(stages) + "; ++s_) stnc_rt::mbarInit(&bar_[s_]);");
   p.line("stnc_rt::mbarInitFence();");
@@ -192,13 +198,13 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
     off += r.elems();
   }
   p.line("const int tid_ = threadIdx.y * kBlockX + threadIdx.x;");
-  const int tileCols = std::max(1, k.schedule.blockX) * std::max(1, k.schedule.vec);
-  const int tileRows = k.schedule.blockY * rows;
   const std::string rowsTimes = rowsFactor(rows);
   if (tma) {
     emitTmaRingPrologue(p, sp, elem, rowsTimes);
     return;
   }
+  const int tileCols = std::max(1, k.schedule.blockX) * std::max(1, k.schedule.vec);
+  const int tileRows = k.schedule.blockY * rows;
   // Slots padded for the accelerator (a --tma=on plan the fused kernel copies with cp.async) are further apart.
   const bool padded = std::any_of(sp.rings.begin(), sp.rings.end(), [](const passes::SmemRing& r) { return r.slotElems != static_cast<long>(r.rows) * r.cols; });
   p.line("// Tile copies skip the chunks no point of the box reads (STNC_RING_CLIP, default on) only for boxes at");
@@ -211,14 +217,12 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
     const bool reused = r.lo1 != 0 || r.rows != tileRows || r.a2 != 0 || r.cols != tileCols || r.amin != r.amax;
     // The rows and columns the box's points read: the box grown by the tile's footprint (columns rounded
     // out to chunks, as the tile is).
-    const int hi1 = r.lo1 + r.rows - tileRows, hi2 = r.a2 + r.cols - tileCols;
     p.line("const stnc_rt::RingCopier<real, " + std::to_string(r.rows) + ", " + std::to_string(r.cols) + ", kBlockX * kBlockY, " +
            (reused ? "true" : "false") + (padded ? ", " + std::to_string(r.slotElems) : "") + "> " + cIdent(r.field) + "C_(L_, " +
            ringName(r.field) + ", yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) + ", tid_, B_.lo[1]" + plusTerm(r.lo1) + " - far_, B_.hi[1]" +
-           plusTerm(hi1) + " + far_, B_.lo[2]" + plusTerm(r.a2) + " - far_, B_.hi[2]" + plusTerm(hi2) + " + far_);  // this thread's chunks of a " +
+           plusTerm(r.hi1) + " + far_, B_.lo[2]" + plusTerm(r.a2) + " - far_, B_.hi[2]" + plusTerm(r.hi2) + " + far_);  // this thread's chunks of a " +
            r.field + " tile" + (reused ? " (read by neighbouring blocks too)" : " (this block's only)"));
-    p.line("const real* const " + ringThreadName(r.field) + " = " + ringName(r.field) + " + (threadIdx.y" + rowsTimes + plusTerm(-r.lo1) + ") * " + std::to_string(r.cols) +
-           " + threadIdx.x * kVec" + plusTerm(-r.a2) + ";  // this thread's point in slot 0");
+    p.line(threadPoint(r, rowsTimes));
     for (int d = r.amin; d < r.amax; ++d)
       p.line("if (x0_ + " + std::to_string(d) + " < x1_ + " + std::to_string(r.amax) + ") " +
              ringCopy(r, "x0_ + " + std::to_string(d), std::to_string((d - r.amin) % r.slots)));
@@ -434,9 +438,8 @@ class StreamEmitter {
     const passes::SmemRing* r = ringOf(sp_, tk_.ctx.name(n.sym));
     if (!r) return false;
     const dag::Offset& o = n.offset;
-    const int g = floorDiv(o.d[2], vec_) * vec_, tileCols = std::max(1, k_.schedule.blockX) * vec_;
-    return o.d[0] >= r->amin && o.d[0] <= r->amax && o.d[1] >= r->lo1 && o.d[1] <= r->lo1 + r->rows - k_.schedule.blockY * rows_ && g >= r->a2 &&
-           g + vec_ <= r->a2 + r->cols - tileCols + vec_;
+    const int g = floorDiv(o.d[2], vec_) * vec_;
+    return o.d[0] >= r->amin && o.d[0] <= r->amax && o.d[1] >= r->lo1 && o.d[1] <= r->hi1 && g >= r->a2 && g <= r->hi2;
   }
   // The read of the vector at (d0, d1, group g) of a ring's tile.
   std::string ringLoad(const std::string& field, int d0, int d1, int g) const {
