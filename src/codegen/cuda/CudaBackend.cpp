@@ -124,17 +124,21 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
          "), gy_ = (b_.hi[1] - b_.lo[1] + kBlockY * " + std::to_string(rows) + " - 1) / (kBlockY * " + std::to_string(rows) + ");");
   p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
   if (sp) {
-    const std::string per = std::to_string(8 * sp->blocksPerSm);
-    // The planes a chunk reads beyond its own (the prologue) grow with the dim-0 reach.
-    const int reach = sp->reach;
-    const std::string lo = std::to_string(8 * reach);
-    p.line("// " + std::to_string(sp->blocksPerSm) + " block(s) per SM fit the rings: about 8 waves of them (shorter chunks balance the SMs,");
-    p.line("// longer ones amortise the rings' prologue), kept within " + lo + " (8 x the dim-0 reach " + std::to_string(reach) +
-           ", or the box's depth) .. 64 planes.");
-    p.line("// Measured (bench/results/2026-11-30-s5-pml.md): radius 4, 64 planes ran the acoustic inner region 2053 -> 2002 us,");
-    p.line("// its 27-plane PML faces in one chunk 178 -> 170 us; 32 planes star25 0.58 -> 0.61 of floor, star7 (radius 1) 0.76 -> 0.70.");
-    p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + " + per + "L * sms_ - 1) / (" + per + "L * sms_);");
-    p.line("if (kChunk == 0) chunk_ = std::max(std::min(nx_, " + lo + "L), std::min(chunk_, 64L));");
+    const std::string bytes = std::to_string(sp->bytes);
+    if (sp->bytes > 48 * 1024)
+      p.line("if (cudaError_t e_ = cudaFuncSetAttribute(" + kname + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + bytes +
+             ")) return e_;  // above the 48 KiB default (per device: set at every launch)");
+    p.line("static int occ_ = 0;  // resident blocks per SM (registers and shared memory), read once");
+    p.line("if (occ_ == 0 && (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ_, " + kname + ", kBlockX * kBlockY, " + bytes +
+           ") != cudaSuccess || occ_ <= 0)) occ_ = " + std::to_string(sp->blocksPerSm) + ";  // (the rings alone allow that many)");
+    // A wave of long chunks pays where the planes each chunk re-reads are a large part of its reads.
+    long reaching = 0;
+    for (const passes::SmemRing& r : sp->rings) reaching += r.amax > r.amin;
+    const bool oneWave = sp->reach >= 2 && 2 * reaching >= static_cast<long>(sp->rings.size());
+    p.line(std::string("// ") + (oneWave ? "One wave of long chunks for few columns, else ~8" : "About 8") + " waves of chunks of " +
+           std::to_string(8 * sp->reach) + " (8 x the dim-0 reach " + std::to_string(sp->reach) + ") .. 64 planes: stnc_rt::ringChunk.");
+    p.line("long chunk_ = kChunk > 0 ? kChunk : stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, " +
+           std::to_string(8 * sp->reach) + "L, " + (oneWave ? "true" : "false") + ");");
   } else {
     p.line("// Enough blocks for ~8 resident 256-thread blocks per SM; longer chunks amortise the queue prologue.");
     p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");
@@ -142,9 +146,6 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
   emitChunkedGrid(p);
   if (sp) {
     const std::string bytes = std::to_string(sp->bytes);
-    if (sp->bytes > 48 * 1024)
-      p.line("if (cudaError_t e_ = cudaFuncSetAttribute(" + kname + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + bytes +
-             ")) return e_;  // above the 48 KiB default (per device: set at every launch)");
     p.line(kname + "<<<grid_, block_, " + bytes + ", stream_>>>(L_, b_, " + extra + "chunk_, " + args + ");");
   } else {
     p.line(kname + "<<<grid_, block_, 0, stream_>>>(L_, b_, chunk_, " + args + ");");

@@ -87,6 +87,39 @@ struct Box {
 // The largest multiple of w that is <= x (x may be negative).
 STNC_HD inline long alignDown(long x, long w) { return x - ((x % w) + w) % w; }
 
+// Planes of dim 0 per block of a shared-memory ring kernel (chunk), when the schedule leaves it to the
+// launch. nx: the box's depth; cols: blocks per plane (tile columns x tile rows); occupancy: resident blocks
+// per SM of the kernel; threads: per block; sms: multiprocessors; minChunk: 8 x the dim-0 reach (each chunk
+// re-reads that many planes around it to fill its queues); oneWave: the code generator's verdict that the
+// re-read planes are worth a wave of long chunks (a dim-0 reach of 2 or more, and at least half of the
+// fields copied into rings read across planes).
+// - Few columns and oneWave (cols fit one wave of about 24 warps per SM, or of as many blocks as are
+//   resident): cut each column into as many long chunks as that wave holds. Measured at 256^3 f64 (128
+//   columns, bench/results/2026-12-01-s14-chunks.md): star13/19/25 85.0/90.4/96.0 -> 80.6/85.2/89.9 us,
+//   star25_rt 99.6 -> 93.2 us; grids of 1.3-1.5 waves lose most (star25_rt at 2 blocks per SM: 3 chunks
+//   117.9 us, 2 chunks 93.1 us). Not for radius 1 (star7, cond 77 -> 79 us) nor iso3dfd, whose queued field is
+//   one of three (145 -> 148 us).
+// - Many columns: about 8 waves of resident blocks (shorter chunks balance the SMs, longer ones amortise the
+//   prologue), within minChunk .. 64 planes (bench/results/2026-11-30-s5-pml.md: radius 4, 64 planes ran the
+//   acoustic inner region 2053 -> 2002 us).
+inline long ringChunk(long nx, long cols, int occupancy, int threads, int sms, long minChunk, bool oneWave) {
+  if (nx < 1) return 1;
+  const long lo = nx < minChunk ? nx : minChunk;
+  const long target = threads < 768 ? 768 / threads : 1;  // blocks of ~24 warps per SM
+  const long wave = (occupancy < target ? occupancy : target) * static_cast<long>(sms);
+  long c;
+  if (oneWave && cols > 0 && cols <= wave) {
+    const long n = wave / cols;  // chunks per column
+    c = (nx + n - 1) / n;
+    if (c < lo) c = lo;
+  } else {
+    const long resident = static_cast<long>(occupancy) * sms;
+    c = (nx * cols + 8 * resident - 1) / (8 * resident);
+    c = c < lo ? lo : (c > 64 ? 64 : c);
+  }
+  return c < nx ? c : nx;
+}
+
 STNC_HD inline bool boxEmpty(const Box& b) {
   return b.lo[0] >= b.hi[0] || b.lo[1] >= b.hi[1] || b.lo[2] >= b.hi[2];
 }

@@ -69,8 +69,12 @@ TEST_CASE("the policy gives the inner region rings of 4-point groups and the she
   CHECK(cu.find("if (!(B_.hi[2] - B_.lo[2] < kBlockX * 2 * 3 / 4) && ") != std::string::npos);
   // Above 48 KiB of dynamic shared memory the launch raises the limit first.
   CHECK(cu.find("cudaFuncSetAttribute(sweepPart_inner, cudaFuncAttributeMaxDynamicSharedMemorySize") != std::string::npos);
-  // Radius 4 along dim 0: chunks of at least 32 planes (or the box's depth), at most 64.
-  CHECK(cu.find("if (kChunk == 0) chunk_ = std::max(std::min(nx_, 32L), std::min(chunk_, 64L));") != std::string::npos);
+  // Radius 4 along dim 0: chunks of at least 32 planes (or the box's depth), sized at launch from the kernel's
+  // occupancy (the rings' own count if the runtime cannot say); u is the only field of the inner region's three
+  // rings read across planes, so no wave of long chunks (iso3dfd's case).
+  CHECK(cu.find("cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ_, sweepPart_inner, kBlockX * kBlockY, ") != std::string::npos);
+  CHECK(cu.find("stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, 32L, false)") != std::string::npos);
+  CHECK(cu.find(", true);") == std::string::npos);
 }
 
 TEST_CASE("ring kernels of a radius-1 star keep short chunks: at least 8 planes") {
@@ -79,7 +83,18 @@ TEST_CASE("ring kernels of a radius-1 star keep short chunks: at least 8 planes"
   REQUIRE_MESSAGE(c->module, c->diagText());
   CHECK(test::kernelOf(*c, "s").schedule.smem == 2);
   const std::string cu = test::generateAll(*c->module).at(".cu");
-  CHECK(cu.find("if (kChunk == 0) chunk_ = std::max(std::min(nx_, 8L), std::min(chunk_, 64L));") != std::string::npos);
+  CHECK(cu.find("stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, 8L, false)") != std::string::npos);
+}
+
+TEST_CASE("ring kernels of a radius-2 star over one field: a wave of long chunks when the columns are few") {
+  auto c = test::compileText("stencil s(i, j, k) : f64 { in u; out w;\n"
+                             "  w = u[i-2, j, k] + u[i-1, j, k] + u[i+1, j, k] + u[i+2, j, k] + u[i, j-2, k] + u[i, j-1, k] +\n"
+                             "      u[i, j+1, k] + u[i, j+2, k] + u[i, j, k-2] + u[i, j, k-1] + u[i, j, k+1] + u[i, j, k+2] - 12.0 * u; }");
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  CHECK(test::kernelOf(*c, "s").schedule.smem == 2);
+  const std::string cu = test::generateAll(*c->module).at(".cu");
+  CHECK(cu.find("One wave of long chunks for few columns") != std::string::npos);
+  CHECK(cu.find("stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, 16L, true)") != std::string::npos);
 }
 
 TEST_CASE("ring kernels of several rows per thread: the block's first row, each row's queue and store guarded by the box") {
