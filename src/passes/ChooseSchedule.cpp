@@ -212,6 +212,23 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   if (o.queueHeads != "auto") s.heads = o.queueHeads == "global" ? 1 : 0;
   if (o.tma != "auto") s.tma = o.tma == "on" ? 1 : 0;
   if (s.strategy != dag::Strategy::Stream) s.smem = 0;
+  // The tensor memory accelerator fills the rings where a wave of long chunks is taken and the dim-0 reach is
+  // 3 or more (session 14, bench/results/2026-12-01-s14-chunks.md §4, 256^3 f64): star19 85.3 -> 82.8 us,
+  // star25_c 89.7 -> 86.1, star25_rt 92.4 -> 87.4; radius 1 loses (star7 78.3 -> 80.2), star13 and iso3dfd tie,
+  // and kernels of short chunks lost before (the acoustic inner region +2.5 %, hypterm +9 %; session 13).
+  if (o.tma == "auto" && s.strategy == dag::Strategy::Stream && s.smem != 0 && !s.tma) {
+    dag::Schedule t = s;
+    t.tma = 1;
+    bool pays = true;
+    for (int part : dag::kernelParts(k)) {
+      const SmemPlan sp = planSmem(ctx, k, part, t);
+      pays = pays && sp.ok && sp.tma && sp.longChunks && sp.reach >= 3;
+    }
+    if (pays) {
+      s.tma = 1;
+      s.reason += "; tiles copied by the tensor memory accelerator (dim-0 reach 3 or more over rings of long chunks)";
+    }
+  }
   const TemporalPlan t = planTemporal(ctx, k);
   if (o.temporal == "off") {
     s.temporalWhy = "off (--temporal=off)";

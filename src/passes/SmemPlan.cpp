@@ -86,6 +86,8 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
     plan.why = "the part reads no field";
     return plan;
   }
+  const long reaching = std::count_if(plan.rings.begin(), plan.rings.end(), [](const SmemRing& r) { return r.amax > r.amin; });
+  plan.longChunks = plan.reach >= 2 && 2 * reaching >= static_cast<long>(plan.rings.size());
   const long budget = s.smem == 2 ? kSmemAutoBudget : kSmemBudget;
   if (plan.bytes > budget) {
     plan.why = std::to_string(plan.bytes / 1024) + " KiB of shared memory per block exceeds the " + std::to_string(budget / 1024) +

@@ -51,6 +51,9 @@ struct SmemPlan {
   long barOffset = 0;    // byte offset of the mbarriers
   int reach = 1;         // the largest |dim-0 offset| of a plane read in-plane or as a queue's head (a chunk's
                          // prologue grows with it; the same whether the heads come from the rings or not)
+  bool longChunks = false;  // the planes a chunk re-reads are a large share of its reads (reach >= 2 and at
+                            // least half the rings read across planes): on few columns, the launch takes one
+                            // wave of long chunks (stnc_rt::ringChunk; bench/results/2026-12-01-s14-chunks.md)
 };
 
 // Blocks whose rings exceed this are not built with shared memory (the part keeps L1 loads):

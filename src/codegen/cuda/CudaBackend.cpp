@@ -131,10 +131,7 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
     p.line("static int occ_ = 0;  // resident blocks per SM (registers and shared memory), read once");
     p.line("if (occ_ == 0 && (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ_, " + kname + ", kBlockX * kBlockY, " + bytes +
            ") != cudaSuccess || occ_ <= 0)) occ_ = " + std::to_string(sp->blocksPerSm) + ";  // (the rings alone allow that many)");
-    // A wave of long chunks pays where the planes each chunk re-reads are a large part of its reads.
-    long reaching = 0;
-    for (const passes::SmemRing& r : sp->rings) reaching += r.amax > r.amin;
-    const bool oneWave = sp->reach >= 2 && 2 * reaching >= static_cast<long>(sp->rings.size());
+    const bool oneWave = sp->longChunks;
     p.line(std::string("// ") + (oneWave ? "One wave of long chunks for few columns, else ~8" : "About 8") + " waves of chunks of " +
            std::to_string(8 * sp->reach) + " (8 x the dim-0 reach " + std::to_string(sp->reach) + ") .. 64 planes: stnc_rt::ringChunk.");
     p.line("long chunk_ = kChunk > 0 ? kChunk : stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, " +
