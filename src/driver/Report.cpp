@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "driver/Report.h"
 
 #include <ostream>
@@ -82,7 +83,9 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
       os << sp.bytes / 1024 << " KiB per block (" << sp.blocksPerSm << " per SM), " << sp.depth << " plane(s) in flight;";
       for (const passes::SmemRing& r : sp.rings)
         os << " " << r.field << " " << r.rows << "x" << r.cols << "x" << r.slots;
-      os << "\n";
+      // The chunk length is sized at launch (stnc_rt::ringChunk); what the codegen decided for it:
+      os << "; chunks: " << (sp.longChunks ? "one wave of long chunks when the tile columns fit, else " : "") << "about 8 waves of "
+         << std::min(8 * sp.reach, 64) << "..64 planes (dim-0 reach " << sp.reach << ")\n";
     }
     os << "  temporal : " << (k.schedule.temporalWhy.empty() ? "-" : k.schedule.temporalWhy) << "\n";
     if (!k.fusionWhy.empty()) os << "  fusion   : " << k.fusionWhy << "\n";
