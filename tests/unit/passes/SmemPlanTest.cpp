@@ -62,6 +62,39 @@ TEST_CASE("acoustic f32, 16x16 threads of 4 points: the radius-4 field's tile an
   CHECK(v.slots == 4);
   CHECK(sp.bytes == (8L * 24 * 80 + 2L * 4 * 16 * 64) * 4);
   CHECK(sp.blocksPerSm == 2);
+  // How far each tile reaches past the block's last row and column (the RingCopier clip, ringHolds and the
+  // TMA launcher's map regions use these): u's footprint of 4 rows, and its columns out to the sector at 64 + 8.
+  CHECK(u.hi1 == 4);
+  CHECK(u.hi2 == 8);
+  CHECK(v.hi1 == 0);
+  CHECK(v.hi2 == 0);
+  // One of three ring fields (u) is read across planes: the re-read planes are a small share, no long chunks.
+  CHECK(sp.reach == 4);
+  CHECK_FALSE(sp.longChunks);
+}
+
+TEST_CASE("long chunks: a dim-0 reach of 2 or more and at least half of the ring fields read across planes") {
+  {
+    Planned p = schedule("stencil s(i, j, k) : f64 { in u; out w; w = u[i-2,j,k] + u[i+2,j,k] + u[i,j-2,k] + u[i,j,k+2] + u; }", "16x16", 2);
+    const passes::SmemPlan sp = passes::planSmem(p.c->module->ctx, p.k, -1);
+    REQUIRE_MESSAGE(sp.ok, sp.why);
+    CHECK(sp.reach == 2);
+    CHECK(sp.longChunks);
+  }
+  {  // radius 1: the prologue is two planes, and neighbouring chunks' reads of them hit L2
+    Planned p = schedule("stencil s(i, j, k) : f64 { in u; out w; w = u[i-1,j,k] + u[i+1,j,k] + u[i,j-1,k] + u; }", "16x16", 2);
+    const passes::SmemPlan sp = passes::planSmem(p.c->module->ctx, p.k, -1);
+    REQUIRE_MESSAGE(sp.ok, sp.why);
+    CHECK(sp.reach == 1);
+    CHECK_FALSE(sp.longChunks);
+  }
+  {  // two ring fields, one read across planes: half of them, so long chunks
+    Planned p = schedule("stencil s(i, j, k) : f64 { in u, c; out w; w = c * (u[i-3,j,k] + u[i+3,j,k] + u[i,j+3,k] + u); }", "16x16", 2);
+    const passes::SmemPlan sp = passes::planSmem(p.c->module->ctx, p.k, -1);
+    REQUIRE_MESSAGE(sp.ok, sp.why);
+    CHECK(sp.rings.size() == 2);
+    CHECK(sp.longChunks);
+  }
 }
 
 TEST_CASE("f64 box: diagonal reads of neighbouring planes widen the ring, odd offsets round to 32-byte sectors") {
@@ -78,6 +111,8 @@ TEST_CASE("f64 box: diagonal reads of neighbouring planes widen the ring, odd of
   CHECK(u.rows == 8 + 2);
   CHECK(u.a2 == -4);               // column -1 lies in the sector starting at -4
   CHECK(u.cols == 4 + 64 + 4);     // and column 64 in the sector ending at 67 (360 chunks: 2 per thread either way)
+  CHECK(u.hi1 == 1);               // row +1 past the block's last
+  CHECK(u.hi2 == 4);               // the sector past its last column
 }
 
 TEST_CASE("ringColumns: 32-byte sectors where they cost no copy per thread, else 16-byte chunks") {
