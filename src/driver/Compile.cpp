@@ -181,7 +181,8 @@ int compileMain(int argc, char** argv) {
   app.add_option("--target", target, "What to generate: cpu (FILE.cpp), cuda (FILE.cu) or all")
       ->check(CLI::IsMember({"cpu", "cuda", "all"}))
       ->capture_default_str();
-  app.add_option("--arch", arch, "CUDA architecture recorded for builds (stnc run uses it for nvcc)")->capture_default_str();
+  app.add_option("--arch", arch, "CUDA architecture of the builds: recorded for stnc run's and --autotune's nvcc; below sm_90 the "
+                 "policy leaves the tensor memory accelerator out (--tma)")->capture_default_str();
   app.add_option("-M,--depfile", depfile, "Also write a Makefile depfile listing every file read");
   app.add_option("--emit", emit, "Print an IR to stdout instead of generating code")
       ->check(CLI::IsMember({"ast", "dag", "json", "dot"}));
@@ -245,6 +246,7 @@ int compileMain(int argc, char** argv) {
     printAst(std::cout, prog->merged);
     return 0;
   }
+  fe.schedule.smVersion = passes::smVersionOf(arch);
   std::optional<dag::Module> m = fe.compile(input);
   if (!m) return 1;
   const std::string base = (fs::path(outDir) / m->sourceName).string();

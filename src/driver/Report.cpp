@@ -1,6 +1,6 @@
-#include <algorithm>
 #include "driver/Report.h"
 
+#include <algorithm>
 #include <ostream>
 #include <set>
 #include <string>

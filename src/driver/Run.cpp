@@ -90,7 +90,7 @@ int runMain(int argc, char** argv) {
   app.add_option("--backend", backend, "cpu (OpenMP C++), cuda (needs nvcc and a GPU) or interp (the reference interpreter)")
       ->check(CLI::IsMember({"cpu", "cuda", "interp"}))
       ->capture_default_str();
-  app.add_option("--arch", arch, "CUDA architecture for nvcc")->capture_default_str();
+  app.add_option("--arch", arch, "CUDA architecture for nvcc (below sm_90 the policy leaves the tensor memory accelerator out)")->capture_default_str();
   app.add_option("--in", ins, "NAME=FILE.npy for every input (and inout) field");
   app.add_option("--out", outs, "NAME=FILE.npy for each field to write (interior-shaped)");
   app.add_option("--param", params, "NAME=VALUE for every param");
@@ -107,6 +107,7 @@ int runMain(int argc, char** argv) {
   }
 
   if (!applyBlockOption(block, fe)) return 1;
+  fe.schedule.smVersion = passes::smVersionOf(arch);
   std::optional<dag::Module> m = fe.compile(input);
   if (!m) return 1;
   const dag::Kernel* k = m->find(stencil);

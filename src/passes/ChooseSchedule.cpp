@@ -26,6 +26,14 @@ bool queueSpan(const dag::Context& ctx, const dag::Kernel& k, const std::string&
   return true;
 }
 
+int smVersionOf(const std::string& arch) {
+  const size_t at = arch.find('_');
+  if (at == std::string::npos) return 0;
+  int v = 0, digits = 0;
+  for (size_t i = at + 1; i < arch.size() && digits < 4 && arch[i] >= '0' && arch[i] <= '9'; ++i, ++digits) v = v * 10 + (arch[i] - '0');
+  return digits >= 2 ? v : 0;
+}
+
 namespace {
 // Whether the rings of every part of k fit under schedule s.
 bool ringsFitEveryPart(const dag::Context& ctx, const dag::Kernel& k, const dag::Schedule& s) {
@@ -216,7 +224,7 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   // 3 or more (session 14, bench/results/2026-12-01-s14-chunks.md §4, 256^3 f64): star19 85.3 -> 82.8 us,
   // star25_c 89.7 -> 86.1, star25_rt 92.4 -> 87.4; radius 1 loses (star7 78.3 -> 80.2), star13 and iso3dfd tie,
   // and kernels of short chunks lost before (the acoustic inner region +2.5 %, hypterm +9 %; session 13).
-  if (o.tma == "auto" && s.strategy == dag::Strategy::Stream && s.smem != 0 && !s.tma) {
+  if (o.tma == "auto" && o.smVersion >= 90 && s.strategy == dag::Strategy::Stream && s.smem != 0 && !s.tma) {
     dag::Schedule t = s;
     t.tma = 1;
     bool pays = true;

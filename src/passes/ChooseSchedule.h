@@ -33,7 +33,13 @@ struct ScheduleOverride {
                                   // choice, but the same kind of user override of the middle end)
   bool factorSums = false;        // --factor-sums=on: the factor-sums pass shares partial sums of
                                   // symmetric weighted sums (passes/FactorSums.h), a reassociation
+  int smVersion = 90;             // the CUDA architecture built for (--arch sm_XY -> XY): the policy
+                                  // leaves the tensor memory accelerator (sm_90) off below 90
 };
+
+// XY of an architecture name sm_XY / sm_XYa / compute_XY; 0 when there is none (the policy then assumes
+// nothing the architecture may lack).
+int smVersionOf(const std::string& arch);
 
 // The span [lo, hi] of dimension-0 offsets at which `field` is read with zero offsets elsewhere;
 // false if it is never read that way at two or more distinct offsets. part: the equations to look

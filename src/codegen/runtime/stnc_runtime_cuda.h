@@ -305,11 +305,20 @@ inline cudaError_t tileMap(CUtensorMap* map, const T* a, const Layout& L, const 
   if (!encode) {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess || !fn)
-      return cudaErrorNotSupported;
+#if CUDART_VERSION >= 12050
+    const cudaError_t got = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
+#else  // CUDA 12.0-12.4: the entry point of the driver's own version (the 12.0 signature)
+    const cudaError_t got = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &q);
+#endif
+    if (got != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn) return cudaErrorNotSupported;
     encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
   }
+  static int major = -1;  // the tensor memory accelerator needs compute capability 9.0 (read once)
+  if (major < 0) {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) major = 0;
+  }
+  if (major < 9) return cudaErrorNotSupported;
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "tensor maps of 4- or 8-byte elements");
   constexpr CUtensorMapL2promotion kPromotion = STNC_TMA_L2_PROMOTION == 64    ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
                                                 : STNC_TMA_L2_PROMOTION == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
@@ -326,16 +335,24 @@ inline cudaError_t tileMap(CUtensorMap* map, const T* a, const Layout& L, const 
 
 __device__ __forceinline__ unsigned smemAddress(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
+// The tensor copies and tx-count mbarriers exist from sm_90 on. Files built for older GPUs still compile: there
+// these helpers trap, and are never reached (tileMap refuses such devices, so the launcher runs the one-point kernel).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define STNC_TMA_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#define STNC_TMA_ASM(...) __trap()
+#endif
+
 // One arrival (the issuing thread's) completes a phase once the bytes it announced have landed.
 __device__ __forceinline__ void mbarInit(unsigned long long* bar) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smemAddress(bar)) : "memory");
+  STNC_TMA_ASM("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smemAddress(bar)) : "memory");
 }
-__device__ __forceinline__ void mbarInitFence() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+__device__ __forceinline__ void mbarInitFence() { STNC_TMA_ASM("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
 __device__ __forceinline__ void mbarExpect(unsigned long long* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smemAddress(bar)), "r"(bytes) : "memory");
+  STNC_TMA_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smemAddress(bar)), "r"(bytes) : "memory");
 }
 __device__ __forceinline__ void mbarWait(unsigned long long* bar, unsigned parity) {
-  asm volatile(
+  STNC_TMA_ASM(
       "{\n .reg .pred P1;\n LAB_WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n @!P1 bra LAB_WAIT;\n}\n" ::"r"(
           smemAddress(bar)),
       "r"(parity)
@@ -343,7 +360,7 @@ __device__ __forceinline__ void mbarWait(unsigned long long* bar, unsigned parit
 }
 // The tile at tensor coordinates (c2 columns, c1 rows, c0 planes) into shared memory at dst (128-byte aligned).
 __device__ __forceinline__ void tmaTile(void* dst, const CUtensorMap* map, long c2, long c1, long c0, unsigned long long* bar) {
-  asm volatile(
+  STNC_TMA_ASM(
       "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(
           smemAddress(dst)),
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(static_cast<int>(c2)), "r"(static_cast<int>(c1)), "r"(static_cast<int>(c0)),

@@ -211,6 +211,28 @@ TEST_CASE("f64 rings reading one field along a 9-plane queue (star25) unroll the
   std::string f32 = star(4);
   f32.replace(f32.find("f64"), 3, "f32");
   CHECK(policy(f32.c_str()).unroll == 1);
+  // Ring tiles by the tensor memory accelerator (session 14): radius 3 and 4 over one field take long chunks.
+  CHECK(s25.tma == 1);
+  CHECK(s19.tma == 1);
+  CHECK(s25.reason.find("tensor memory accelerator") != std::string::npos);
+  CHECK(policy(star(2).c_str()).tma == 0);  // radius 2: a tie, measured
+  CHECK(policy(star(1).c_str()).tma == 0);  // radius 1: slower, measured
+  passes::ScheduleOverride ampere;
+  ampere.smVersion = passes::smVersionOf("sm_80");  // --arch sm_80: no tensor memory accelerator
+  CHECK(policy(star(4).c_str(), ampere).tma == 0);
+  passes::ScheduleOverride off;
+  off.tma = "off";
+  CHECK(policy(star(4).c_str(), off).tma == 0);
+}
+
+TEST_CASE("architecture names: sm_XY, sm_XYa and compute_XY give XY; anything else 0") {
+  CHECK(passes::smVersionOf("sm_90") == 90);
+  CHECK(passes::smVersionOf("sm_90a") == 90);
+  CHECK(passes::smVersionOf("compute_80") == 80);
+  CHECK(passes::smVersionOf("sm_100") == 100);
+  CHECK(passes::smVersionOf("native") == 0);
+  CHECK(passes::smVersionOf("sm_") == 0);
+  CHECK(passes::smVersionOf("sm_9") == 0);
 }
 
 TEST_CASE("a schedule in the source sets what the command line leaves to the policy - the command line wins value by value") {
