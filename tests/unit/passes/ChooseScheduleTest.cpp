@@ -225,7 +225,7 @@ TEST_CASE("f64 rings reading one field along a 9-plane queue (star25) unroll the
   CHECK(policy(star(4).c_str(), off).tma == 0);
 }
 
-TEST_CASE("architecture names: sm_XY, sm_XYa and compute_XY give XY; anything else 0") {
+TEST_CASE("architecture names: sm_XY, sm_XYa and compute_XY give XY, anything else 0") {
   CHECK(passes::smVersionOf("sm_90") == 90);
   CHECK(passes::smVersionOf("sm_90a") == 90);
   CHECK(passes::smVersionOf("compute_80") == 80);
