@@ -85,7 +85,7 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
         os << " " << r.field << " " << r.rows << "x" << r.cols << "x" << r.slots;
       // The chunk length is sized at launch (stnc_rt::ringChunk); what the codegen decided for it:
       os << "; chunks: " << (sp.longChunks ? "one wave of long chunks when the tile columns fit, else " : "") << "about 8 waves of "
-         << std::min(8 * sp.reach, 64) << "..64 planes (dim-0 reach " << sp.reach << ")\n";
+         << 8 * sp.reach << ".." << std::max(8 * sp.reach, 64) << " planes (dim-0 reach " << sp.reach << ")\n";
     }
     os << "  temporal : " << (k.schedule.temporalWhy.empty() ? "-" : k.schedule.temporalWhy) << "\n";
     if (!k.fusionWhy.empty()) os << "  fusion   : " << k.fusionWhy << "\n";

@@ -23,7 +23,6 @@
 #include "passes/ChooseSchedule.h"
 #include "passes/FuseRegions.h"
 #include "passes/SmemPlan.h"
-#include <climits>
 #include "support/IntMath.h"
 
 namespace stnc::codegen {
@@ -123,30 +122,24 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
   p.line("const long gx_ = (b_.hi[2] - stnc_rt::alignDown(b_.lo[2], " + cols + ") + " + cols + " - 1) / (" + cols +
          "), gy_ = (b_.hi[1] - b_.lo[1] + kBlockY * " + std::to_string(rows) + " - 1) / (kBlockY * " + std::to_string(rows) + ");");
   p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
+  const std::string bytes = sp ? std::to_string(sp->bytes) : "0";
   if (sp) {
-    const std::string bytes = std::to_string(sp->bytes);
     if (sp->bytes > 48 * 1024)
       p.line("if (cudaError_t e_ = cudaFuncSetAttribute(" + kname + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + bytes +
              ")) return e_;  // above the 48 KiB default (per device: set at every launch)");
     p.line("static int occ_ = 0;  // resident blocks per SM (registers and shared memory), read once");
     p.line("if (occ_ == 0 && (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ_, " + kname + ", kBlockX * kBlockY, " + bytes +
            ") != cudaSuccess || occ_ <= 0)) occ_ = " + std::to_string(sp->blocksPerSm) + ";  // (the rings alone allow that many)");
-    const bool oneWave = sp->longChunks;
-    p.line(std::string("// ") + (oneWave ? "One wave of long chunks for few columns, else ~8" : "About 8") + " waves of chunks of " +
+    p.line(std::string("// ") + (sp->longChunks ? "One wave of long chunks for few columns, else ~8" : "About 8") + " waves of chunks of " +
            std::to_string(8 * sp->reach) + " (8 x the dim-0 reach " + std::to_string(sp->reach) + ") .. 64 planes: stnc_rt::ringChunk.");
     p.line("long chunk_ = kChunk > 0 ? kChunk : stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, " +
-           std::to_string(8 * sp->reach) + "L, " + (oneWave ? "true" : "false") + ");");
+           std::to_string(8 * sp->reach) + "L, " + (sp->longChunks ? "true" : "false") + ");");
   } else {
     p.line("// Enough blocks for ~8 resident 256-thread blocks per SM; longer chunks amortise the queue prologue.");
     p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");
   }
   emitChunkedGrid(p);
-  if (sp) {
-    const std::string bytes = std::to_string(sp->bytes);
-    p.line(kname + "<<<grid_, block_, " + bytes + ", stream_>>>(L_, b_, " + extra + "chunk_, " + args + ");");
-  } else {
-    p.line(kname + "<<<grid_, block_, 0, stream_>>>(L_, b_, chunk_, " + args + ");");
-  }
+  p.line(kname + "<<<grid_, block_, " + bytes + ", stream_>>>(L_, b_, " + extra + "chunk_, " + args + ");");
   p.line("if (cudaError_t e_ = cudaGetLastError()) return e_;");
   p.closeScope("");
 }

@@ -115,7 +115,8 @@ inline long ringChunk(long nx, long cols, int occupancy, int threads, int sms, l
   } else {
     const long resident = static_cast<long>(occupancy) * sms;
     c = (nx * cols + 8 * resident - 1) / (8 * resident);
-    c = c < lo ? lo : (c > 64 ? 64 : c);
+    if (c > 64) c = 64;
+    if (c < lo) c = lo;  // the reach's floor wins over the ceiling (radius > 8)
   }
   return c < nx ? c : nx;
 }

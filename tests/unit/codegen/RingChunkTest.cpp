@@ -58,6 +58,8 @@ TEST_CASE("many columns: about 8 waves of resident blocks, within the reach floo
   // 1000 columns of 40 planes at 5 per SM: ceil(40 * 1000 / (8 * 660)) = 8 planes, at the radius-1 floor 8.
   CHECK(stnc_rt::ringChunk(40, 1000, 5, 256, kSms, 8, true) == 8);
   CHECK(stnc_rt::ringChunk(80, 1000, 5, 256, kSms, 8, true) == 16);
+  // Radius 10: the floor of 80 planes wins over the ceiling of 64 (as in the rule before session 14).
+  CHECK(stnc_rt::ringChunk(512, 4096, 3, 256, kSms, 80, false) == 80);
 }
 
 TEST_CASE("every box gets a positive chunk no deeper than the box") {
