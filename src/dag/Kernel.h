@@ -107,7 +107,9 @@ struct Schedule {
                         // the ring holds only the planes read in-plane (--queue-heads=global)
   int tma = 0;          // Stream with rings: 1 = one thread copies each tile with the Hopper tensor memory
                         // accelerator (cp.async.bulk.tensor, completing on an mbarrier per plane group)
-                        // instead of every thread copying 16-byte chunks (--tma=on)
+                        // instead of every thread copying 16-byte chunks (--tma=on); 2 = both kernels, the
+                        // launch takes the accelerator for slab boxes (thin along dim 0 or 1, two tiles wide
+                        // or more: a region kernel's default part; passes::chooseSlabTma)
   int temporal = 0;     // 1: cuda::step fuses steps in pairs (temporal blocking, --temporal=on)
   std::string temporalWhy;  // why (not), for the generated comment and --report
   std::string reason;   // why, for the generated comment and --report

@@ -288,7 +288,7 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
                   timed);
     s.reason = buf;
     k.schedule = s;
-    passes::fillPartSchedules(m.ctx, k);
+    passes::fillPartSchedules(m.ctx, k, passes::withRequest(base, k.request));
     std::vector<long> n = tuneExtents(k, o.size);
     std::string ext;
     for (long e : n) ext += (ext.empty() ? "" : "x") + std::to_string(e);

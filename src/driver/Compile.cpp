@@ -108,7 +108,9 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
             "(one thread issues one cp.async.bulk.tensor per field and plane against a tensor map the launcher encodes "
             "for the box; the copies complete on an mbarrier) instead of every thread issuing 16-byte cp.async copies; "
             "auto: the policy (on where the launch cuts few tile columns into one wave of long chunks and the first-axis reach "
-            "is 3 or more: the 19- and 25-point stars; off elsewhere); off: never");
+            "is 3 or more: the 19- and 25-point stars; and, for a region kernel's default part, a second kernel for the boxes "
+            "left around the regions that are thin along the first or second axis and two tiles wide or more, such as PML faces; "
+            "off elsewhere); off: never");
   app.add_option("--queue-heads", fe.schedule.queueHeads,
                  "stream with shared-memory rings: where each register queue (a field read at several offsets along "
                  "the first axis) loads its newest plane. ring: from its plane's tile, so the ring also holds the "

@@ -101,8 +101,9 @@ bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::stri
     if (sumFactor) {  // the factored DAG under the stream policy instead (checked in a second round)
       passes::ScheduleOverride o;
       o.strategy = "stream";
+      o.smVersion = passes::smVersionOf(arch);
       k.schedule = passes::chooseSchedule(m.ctx, k, o);
-      passes::fillPartSchedules(m.ctx, k);
+      passes::fillPartSchedules(m.ctx, k, o);
       k.schedule.reason = why + ": stream, " + k.schedule.reason.substr(k.schedule.reason.find(';') + 2);
       restreamed.insert(k.name);
       continue;

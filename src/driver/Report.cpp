@@ -67,7 +67,7 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
        << (k.schedule.vec > 1 ? ", vec " + std::to_string(k.schedule.vec) : std::string())
        << (k.schedule.smem ? ", shared-memory planes" : std::string())
        << (k.schedule.smem && k.schedule.heads ? " (queue heads from global memory)" : std::string())
-       << (k.schedule.smem && k.schedule.tma ? " (tiles copied by the tensor memory accelerator)" : std::string()) << "\n";
+       << (k.schedule.smem && k.schedule.tma == 1 ? " (tiles copied by the tensor memory accelerator)" : std::string()) << "\n";
     for (const auto& [part, ps] : k.partSchedules)
       os << "  part     : " << dag::partLabel(k, part) << ": own schedule "
          << dag::strategyName(ps.strategy) << ", block " << ps.blockX << "x" << ps.blockY << ", vec " << ps.vec << ", rows " << ps.rows
@@ -85,7 +85,16 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
         os << " " << r.field << " " << r.rows << "x" << r.cols << "x" << r.slots;
       // The chunk length is sized at launch (stnc_rt::ringChunk); what the codegen decided for it:
       os << "; chunks: " << (sp.longChunks ? "one wave of long chunks when the tile columns fit, else " : "") << "about 8 waves of "
-         << 8 * sp.reach << ".." << std::max(8 * sp.reach, 64) << " planes (dim-0 reach " << sp.reach << ")\n";
+         << 8 * sp.reach << ".." << std::max(8 * sp.reach, 64) << " planes (dim-0 reach " << sp.reach << ")";
+      if (k.scheduleOf(part).tma == 2) {
+        dag::Schedule t = k.scheduleOf(part);
+        t.tma = 1;
+        const passes::SmemPlan viaTma = passes::planSmem(m.ctx, k, part, t);
+        os << "; slab boxes (thin along dim 0 or 1, two tiles wide or more): a second kernel whose tiles the tensor memory "
+              "accelerator copies, "
+           << viaTma.bytes / 1024 << " KiB per block (" << viaTma.blocksPerSm << " per SM)";
+      }
+      os << "\n";
     }
     os << "  temporal : " << (k.schedule.temporalWhy.empty() ? "-" : k.schedule.temporalWhy) << "\n";
     if (!k.fusionWhy.empty()) os << "  fusion   : " << k.fusionWhy << "\n";

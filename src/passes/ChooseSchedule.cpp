@@ -302,11 +302,13 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
 
 bool forcesSchedule(const ScheduleOverride& o) {
   return o.strategy != "auto" || o.blockX > 0 || o.blockY > 0 || o.chunk > 0 || o.unroll > 0 || o.prefetch >= 0 || o.rows > 0 || o.vec > 0 ||
-         o.smem != "auto" || o.queueHeads != "auto";
+         o.smem != "auto" || o.queueHeads != "auto" || o.tma != "auto";
 }
 
-void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o) {
-  k.partSchedules.clear();
+namespace {
+
+// fillPartSchedules' first half: parts whose rings do not fit the kernel's schedule.
+void fitPartRings(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o) {
   if (k.schedule.smem != 2) return;
   std::vector<std::pair<int, std::string>> misfits;  // parts whose rings do not fit, and why
   for (int part : dag::kernelParts(k)) {
@@ -357,6 +359,37 @@ void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOv
     k.partSchedules[part] = l1;
     k.partSchedules[part].reason = "this part's rings do not fit (" + why + "): the L1 policy; " + l1.reason;
   }
+}
+
+}  // namespace
+
+void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o) {
+  k.partSchedules.clear();
+  fitPartRings(ctx, k, o);
+  chooseSlabTma(ctx, k, o);
+}
+
+// The default part of a kernel with regions runs on the boxes left around them (stnc_rt::subtractBox: the
+// acoustic sample's six PML faces). Per face of the 800^3 acoustic step (bench/results/2026-12-01-s13-tma-and-
+// instructions.md §2, Nsight Compute): with the tensor memory accelerator the faces thin along dim 0 (27 planes,
+// one chunk) run 161 -> 156 us and those thin along dim 1 (27 rows, two tile rows) 172 -> 148 us: their loops are
+// issue-bound and the per-thread copies and chunk prologues it removes are a large share of them. The faces thin
+// along dim 2 (27 columns) lose (201 -> 245 us: more DRAM reads), and so do kernels bound on the memory side (the
+// inner region 1818 -> 1863 us). So the default part gets both kernels and its launch takes the accelerator for
+// boxes thin along dim 0 or 1 and at least two tiles wide (Schedule::tma 2).
+void chooseSlabTma(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o) {
+  if (o.tma != "auto" || o.smVersion < 90 || k.regions.empty()) return;
+  const std::vector<int> parts = dag::kernelParts(k);
+  if (std::find(parts.begin(), parts.end(), -1) == parts.end()) return;
+  dag::Schedule s = k.scheduleOf(-1);
+  if (s.strategy != dag::Strategy::Stream || !s.smem || s.tma) return;
+  dag::Schedule t = s;
+  t.tma = 1;
+  const SmemPlan plain = planSmem(ctx, k, -1, s), viaTma = planSmem(ctx, k, -1, t);
+  if (!plain.ok || !viaTma.ok || !viaTma.tma) return;
+  s.tma = 2;
+  s.reason += "; slab boxes (thin along dim 0 or 1, two tiles wide or more) copied by the tensor memory accelerator";
+  k.partSchedules[-1] = s;
 }
 
 ScheduleOverride withRequest(const ScheduleOverride& o, const dag::ScheduleRequest& r) {

@@ -72,7 +72,7 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
     plan.rings.push_back(r);
   }
   // The tensor memory accelerator writes a tile to a 128-byte aligned address; a box side is at most 256.
-  plan.tma = s.tma && !plan.rings.empty() &&
+  plan.tma = s.tma == 1 && !plan.rings.empty() &&
              std::all_of(plan.rings.begin(), plan.rings.end(), [](const SmemRing& r) { return r.rows <= 256 && r.cols <= 256; });
   for (SmemRing& r : plan.rings) {
     if (plan.tma) r.slotElems = (r.slotElems + 128 / elem - 1) / (128 / elem) * (128 / elem);

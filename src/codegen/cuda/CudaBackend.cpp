@@ -159,6 +159,36 @@ std::string alignedCondition(const dag::Kernel& k, const std::string& elems, con
   return aligned;
 }
 
+// The launch of ring kernel `kname` whose tiles the tensor memory accelerator copies (SmemPlan::tma), when
+// `condition` holds and every ring's tensor map encodes; the code opens `if (maps_)` and the caller's next
+// scope is its `else`.
+void emitTmaLaunch(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan& sp, const std::string& kname, int rows, int vec,
+                   const std::string& args, const std::string& condition, const std::string& otherwise) {
+  const std::string per = std::to_string(16 / dag::elemSize(k.type));
+  // Each map covers the box grown by its ring's footprint (what the cp.async ring's clipping reads); its
+  // first column must be 16-byte aligned within the allocation (aligned pads), and it reads nothing outside it.
+  p.line("// The maps need the driver's encoder (cudaGetDriverEntryPointByVersion); without it " + otherwise + " runs.");
+  p.line("bool maps_ = " + condition + ";");
+  p.line("long text_[3];");
+  std::string maps;
+  for (const passes::SmemRing& r : sp.rings) {
+    const std::string f = cIdent(r.field);
+    const int lo[3] = {r.amin, r.lo1, r.a2}, hi[3] = {r.amax, r.hi1, r.hi2};
+    p.line("// " + r.field + ": planes " + std::to_string(lo[0]) + " .. " + std::to_string(hi[0]) + ", rows " + std::to_string(lo[1]) + " .. " +
+           std::to_string(hi[1]) + ", columns " + std::to_string(lo[2]) + " .. " + std::to_string(hi[2]) + " around the box");
+    p.line("const long " + f + "lo_[3] = {" + std::to_string(lo[0]) + ", " + std::to_string(lo[1]) + ", " + std::to_string(lo[2]) + "}, " + f + "hi_[3] = {" +
+           std::to_string(hi[0]) + ", " + std::to_string(hi[1]) + ", " + std::to_string(hi[2]) + "};");
+    p.line("const stnc_rt::TileOrigin " + f + "O_ = stnc_rt::tileRegion(L_, B_, " + f + "lo_, " + f + "hi_, " + per + ", text_);");
+    p.line("CUtensorMap " + f + "M_{};");
+    p.line("maps_ = maps_ && stnc_rt::tileMap(&" + f + "M_, " + f + ", L_, " + f + "O_, text_, " + std::to_string(r.rows) + ", " +
+           std::to_string(r.cols) + ") == cudaSuccess;");
+    maps += ", " + f + "M_, " + f + "O_";
+  }
+  p.openScope("if (maps_)");
+  emitStreamLaunch(p, kname, "B_", rows, vec, args + maps, &sp);
+  p.closeScope("");
+}
+
 void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part) {
   const std::string kname = partName(k, part);
   const int rows = std::max(1, k.schedule.rows), vec = std::max(1, k.schedule.vec);
@@ -166,6 +196,17 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   if (sp.ok) p.line("// shared-memory rings: " + std::to_string(sp.bytes) + " bytes per block, " + std::to_string(sp.blocksPerSm) + " block(s) per SM");
   else if (k.schedule.smem) p.line("// no shared-memory rings for this part: " + sp.why + "; L1 loads");
   emitStreamKernel(p, m, k, part, rows, vec, kname, restrictArgs(k), sp.ok ? &sp : nullptr);
+  // Schedule::tma 2 (passes::chooseSlabTma): a second kernel whose rings the tensor memory accelerator fills,
+  // for the slab boxes of the part.
+  dag::Kernel kt = k;
+  kt.schedule.tma = 1;
+  const passes::SmemPlan spT = k.schedule.tma == 2 && sp.ok ? passes::planSmem(m.ctx, kt, part) : passes::SmemPlan{};
+  const bool slabs = spT.ok && spT.tma;
+  if (slabs) {
+    p.line("// The same part for slab boxes (thin along dim 0 or 1, two tiles wide or more), its tiles copied by the tensor memory");
+    p.line("// accelerator: " + std::to_string(spT.bytes) + " bytes of rings per block, " + std::to_string(spT.blocksPerSm) + " block(s) per SM.");
+    emitStreamKernel(p, m, kt, part, rows, vec, kname + "_tma", restrictArgs(k), &spT);
+  }
   // Rows left over when the box's dim-1 extent is not a multiple of `rows`, and columns outside the
   // box's vec-aligned span: one point per thread (with rings: only for unaligned layouts).
   const bool tiled = rows > 1 || vec > 1 || sp.ok;
@@ -179,32 +220,22 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
     p.line("// The rings copy 16-byte chunks: rows and pointers must be 16-byte aligned (stnc_rt::makeLayout's are),");
     p.line("// otherwise the one-point kernel takes the whole box.");
     p.line("// A box narrower than three quarters of a tile goes there too (most lanes of a tile would idle).");
-    if (!sp.tma) {
-      p.openScope("if (!(" + narrowBox(vec, true) + ") && " + alignedCondition(k, per, "16") + ")");
+    const std::string ringable = "!(" + narrowBox(vec, true) + ") && " + alignedCondition(k, per, "16");
+    if (sp.tma) {
+      emitTmaLaunch(p, k, sp, kname, rows, vec, args, ringable + " && L_.pad[2] % " + per + " == 0", "the one-point kernel");
+    } else if (slabs) {
+      p.line("// Slab boxes (passes::chooseSlabTma; bench/results/2026-12-01-s15-slab-tma.md): thin along dim 0 (at most 64 planes)");
+      p.line("// or dim 1 (at most two tile rows) and at least two tiles wide go to the kernel the accelerator feeds.");
+      p.line("const bool slab_ = (B_.hi[0] - B_.lo[0] <= 64 || B_.hi[1] - B_.lo[1] <= 2 * kBlockY * " + std::to_string(rows) + ") && B_.hi[2] - B_.lo[2] >= 2 * kBlockX * " +
+             std::to_string(vec) + ";");
+      emitTmaLaunch(p, k, spT, kname + "_tma", rows, vec, args, "slab_ && " + ringable + " && L_.pad[2] % " + per + " == 0",
+                    "the cp.async kernel");
+      p.openScope("else if (" + ringable + ")");
       emitStreamLaunch(p, kname, "B_", rows, vec, args, &sp);
       p.closeScope("");
     } else {
-      // Each map covers the box grown by its ring's footprint (what the cp.async ring's clipping reads); its
-      // first column must be 16-byte aligned within the allocation (aligned pads), and it reads nothing outside it.
-      p.line("// The maps need the driver's encoder (cudaGetDriverEntryPointByVersion); without it the one-point kernel runs.");
-      p.line("bool maps_ = !(" + narrowBox(vec, true) + ") && " + alignedCondition(k, per, "16") + " && L_.pad[2] % " + per + " == 0;");
-      p.line("long text_[3];");
-      std::string maps;
-      for (const passes::SmemRing& r : sp.rings) {
-        const std::string f = cIdent(r.field);
-        const int lo[3] = {r.amin, r.lo1, r.a2}, hi[3] = {r.amax, r.hi1, r.hi2};
-        p.line("// " + r.field + ": planes " + std::to_string(lo[0]) + " .. " + std::to_string(hi[0]) + ", rows " + std::to_string(lo[1]) + " .. " +
-               std::to_string(hi[1]) + ", columns " + std::to_string(lo[2]) + " .. " + std::to_string(hi[2]) + " around the box");
-        p.line("const long " + f + "lo_[3] = {" + std::to_string(lo[0]) + ", " + std::to_string(lo[1]) + ", " + std::to_string(lo[2]) + "}, " + f + "hi_[3] = {" +
-               std::to_string(hi[0]) + ", " + std::to_string(hi[1]) + ", " + std::to_string(hi[2]) + "};");
-        p.line("const stnc_rt::TileOrigin " + f + "O_ = stnc_rt::tileRegion(L_, B_, " + f + "lo_, " + f + "hi_, " + per + ", text_);");
-        p.line("CUtensorMap " + f + "M_{};");
-        p.line("maps_ = maps_ && stnc_rt::tileMap(&" + f + "M_, " + f + ", L_, " + f + "O_, text_, " + std::to_string(r.rows) + ", " +
-               std::to_string(r.cols) + ") == cudaSuccess;");
-        maps += ", " + f + "M_, " + f + "O_";
-      }
-      p.openScope("if (maps_)");
-      emitStreamLaunch(p, kname, "B_", rows, vec, args + maps, &sp);
+      p.openScope("if (" + ringable + ")");
+      emitStreamLaunch(p, kname, "B_", rows, vec, args, &sp);
       p.closeScope("");
     }
     p.openScope("else");

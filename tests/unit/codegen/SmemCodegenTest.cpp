@@ -156,8 +156,70 @@ TEST_CASE("--smem=off gives no rings anywhere and no part schedules, --smem=on f
   on.smem = "on";
   passes::chooseSchedules(*c->module, diags, on);
   CHECK(k.schedule.smem == 1);
-  CHECK(k.partSchedules.empty());
+  // The shell keeps the kernel's schedule but for its slab boxes (passes::chooseSlabTma).
+  REQUIRE(k.partSchedules.size() == 1);
+  CHECK(k.scheduleOf(-1).vec == k.schedule.vec);
+  CHECK(k.scheduleOf(-1).smem == 1);
+  CHECK(k.scheduleOf(-1).tma == 2);
   const std::string cu = test::generateAll(*c->module).at(".cu");
   CHECK(kernelText(cu, "sweepPart").find("extern __shared__") != std::string::npos);
   CHECK(kernelText(cu, "sweepPart_inner").find("extern __shared__") != std::string::npos);
+}
+
+TEST_CASE("the shell (a region kernel's default part) gets a second kernel the tensor memory accelerator feeds, for slab boxes") {
+  auto c = test::compileText(test::kAcousticShell);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  const dag::Kernel& k = test::kernelOf(*c, "s");
+  // The policy (sm_90, --tma=auto): both kernels for the default part, none for the inner region.
+  CHECK(k.scheduleOf(-1).tma == 2);
+  CHECK(k.scheduleOf(-1).reason.find("slab boxes") != std::string::npos);
+  CHECK(k.scheduleOf(0).tma == 0);
+  const std::string cu = test::generateAll(*c->module).at(".cu");
+  // The cp.async kernel stays as it was; the second one takes tensor maps and completes on mbarriers.
+  const std::string plain = kernelText(cu, "sweepPart");
+  CHECK(plain.find("CUtensorMap") == std::string::npos);
+  CHECK(plain.find("stnc_rt::RingCopier<") != std::string::npos);
+  const std::string viaTma = kernelText(cu, "sweepPart_tma");
+  CHECK(viaTma.find("const __grid_constant__ CUtensorMap uM_") != std::string::npos);
+  CHECK(viaTma.find("const __grid_constant__ CUtensorMap phiM_") != std::string::npos);
+  CHECK(viaTma.find("stnc_rt::RingCopier<") == std::string::npos);
+  CHECK(kernelText(cu, "sweepPart_inner").find("CUtensorMap") == std::string::npos);
+  // The launch: slab boxes (thin along dim 0 or 1, at least two tiles of 16 threads x 2 points wide) with
+  // encoded maps go to the accelerator's kernel, other ring boxes to the cp.async kernel, the rest to the
+  // one-point kernel.
+  const size_t launch = cu.find("cudaError_t launchPart(");
+  REQUIRE(launch != std::string::npos);
+  const std::string text = cu.substr(launch, cu.find("}  // launchPart", launch) - launch);
+  const size_t slab = text.find("const bool slab_ = (B_.hi[0] - B_.lo[0] <= 64 || B_.hi[1] - B_.lo[1] <= 2 * kBlockY * 1) && "
+                                "B_.hi[2] - B_.lo[2] >= 2 * kBlockX * 2;");
+  const size_t maps = text.find("bool maps_ = slab_ && ");
+  const size_t viaTmaLaunch = text.find("sweepPart_tma<<<");
+  const size_t ring = text.find("sweepPart<<<");
+  const size_t rest = text.find("sweepPart_rest<<<");
+  CHECK(slab != std::string::npos);
+  CHECK(maps > slab);
+  CHECK(viaTmaLaunch > maps);
+  CHECK(ring > viaTmaLaunch);
+  CHECK(rest > ring);
+  CHECK(text.find("without it the cp.async kernel runs") != std::string::npos);
+}
+
+TEST_CASE("no slab kernel without regions, with --tma=off or on, or below sm_90") {
+  auto plain = [](const char* src, const passes::ScheduleOverride& o) {
+    auto c = test::compileText(src);
+    REQUIRE_MESSAGE(c->module, c->diagText());
+    DiagEngine diags(c->sm);
+    passes::chooseSchedules(*c->module, diags, o);
+    const dag::Kernel& k = test::kernelOf(*c, "s");
+    CHECK(k.scheduleOf(-1).tma != 2);
+    return test::generateAll(*c->module).at(".cu").find("sweepPart_tma") == std::string::npos;
+  };
+  passes::ScheduleOverride off, on, ampere;
+  off.tma = "off";
+  on.tma = "on";
+  ampere.smVersion = 80;
+  CHECK(plain(test::kAcousticShell, off));
+  CHECK(plain(test::kAcousticShell, on));  // every kernel is the accelerator's already
+  CHECK(plain(test::kAcousticShell, ampere));
+  CHECK(plain("stencil s(i, j, k) : f32 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k] + u[i,j,k-1] + u[i,j,k+1]; }", {}));
 }

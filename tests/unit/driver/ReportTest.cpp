@@ -24,6 +24,10 @@ TEST_CASE("--report names a part's own schedule and the other part's rings") {
   CHECK(r.find("u 24x80x8 roc2 16x64x4 v 16x64x4; chunks: about 8 waves of 32..64 planes (dim-0 reach 4)") != std::string::npos);
   // The part's own schedule has rings too (narrower tiles): they are reported with that schedule.
   CHECK(r.find("smem     : default part: 70 KiB per block (3 per SM), 2 plane(s) in flight; u 24x40x8") != std::string::npos);
+  // ... and a second kernel for its slab boxes (passes::chooseSlabTma), whose tiles are padded to 128 bytes.
+  CHECK(r.find("(dim-0 reach 4); slab boxes (thin along dim 0 or 1, two tiles wide or more): a second kernel whose tiles the tensor "
+               "memory accelerator copies, 70 KiB per block (3 per SM)\n") != std::string::npos);
+  CHECK(r.find("(tiles copied by the tensor memory accelerator)") == std::string::npos);  // the kernel's own schedule: cp.async
   CHECK(r.find("bytes/pt : 28 compulsory") != std::string::npos);
   // Each part is its own kernel: the inner part moves u, roc2 and v (read and written), the shell also
   // eta and phi (read and written).

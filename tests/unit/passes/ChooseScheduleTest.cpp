@@ -225,6 +225,15 @@ TEST_CASE("f64 rings reading one field along a 9-plane queue (star25) unroll the
   CHECK(policy(star(4).c_str(), off).tma == 0);
 }
 
+TEST_CASE("a forced --tma, like every other schedule option, keeps a saved schedules file out") {
+  passes::ScheduleOverride o;
+  CHECK_FALSE(passes::forcesSchedule(o));
+  o.tma = "on";
+  CHECK(passes::forcesSchedule(o));
+  o.tma = "off";
+  CHECK(passes::forcesSchedule(o));
+}
+
 TEST_CASE("architecture names: sm_XY, sm_XYa and compute_XY give XY, anything else 0") {
   CHECK(passes::smVersionOf("sm_90") == 90);
   CHECK(passes::smVersionOf("sm_90a") == 90);
