@@ -113,8 +113,9 @@ void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part
 // on error.
 // sp: the kernel's shared-memory rings (dynamic shared memory; fewer resident blocks per SM).
 // extra: kernel arguments between the box and the chunk (the fused kernel's region box).
+// banded: the kernel decodes its tile column and chunk from a grid of bands (StreamEmitter::emitBandedBlock).
 void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& box, int rows, int vec, const std::string& args,
-                      const passes::SmemPlan* sp = nullptr, const std::string& extra = "") {
+                      const passes::SmemPlan* sp = nullptr, const std::string& extra = "", bool banded = false) {
   const std::string cols = vec > 1 ? "kBlockX * " + std::to_string(vec) : "kBlockX";
   p.openScope("");
   p.line("const stnc_rt::Box& b_ = " + box + ";");
@@ -138,7 +139,19 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
     p.line("// Enough blocks for ~8 resident 256-thread blocks per SM; longer chunks amortise the queue prologue.");
     p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");
   }
-  emitChunkedGrid(p);
+  if (banded) {
+    p.line("if (chunk_ < 1) chunk_ = 1;");
+    p.line("if (chunk_ > nx_) chunk_ = nx_;");
+    p.line("// Bands of one wave of resident blocks' tile columns (all columns when fewer), each band's chunks in order");
+    p.line("// (stnc_rt::ringBand, stnc_rt::bandedBlock); the grid's rows are the bands.");
+    p.line("const long blocks_ = gx_ * gy_ * ((nx_ + chunk_ - 1) / chunk_);");
+    p.line("const long band_ = stnc_rt::ringBand(gx_ * gy_, (nx_ + chunk_ - 1) / chunk_, occ_, sms_);");
+    p.line("if (band_ > 2147483647L) return cudaErrorInvalidConfiguration;");
+    p.line("const dim3 block_(kBlockX, kBlockY, 1);");
+    p.line("const dim3 grid_(static_cast<unsigned>(band_), static_cast<unsigned>((blocks_ + band_ - 1) / band_), 1);");
+  } else {
+    emitChunkedGrid(p);
+  }
   p.line(kname + "<<<grid_, block_, " + bytes + ", stream_>>>(L_, b_, " + extra + "chunk_, " + args + ");");
   p.line("if (cudaError_t e_ = cudaGetLastError()) return e_;");
   p.closeScope("");
@@ -185,7 +198,7 @@ void emitTmaLaunch(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan& sp
     maps += ", " + f + "M_, " + f + "O_";
   }
   p.openScope("if (maps_)");
-  emitStreamLaunch(p, kname, "B_", rows, vec, args + maps, &sp);
+  emitStreamLaunch(p, kname, "B_", rows, vec, args + maps, &sp, "", true);
   p.closeScope("");
 }
 
@@ -231,11 +244,11 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
       emitTmaLaunch(p, k, spT, kname + "_tma", rows, vec, args, "slab_ && " + ringable + " && L_.pad[2] % " + per + " == 0",
                     "the cp.async kernel");
       p.openScope("else if (" + ringable + ")");
-      emitStreamLaunch(p, kname, "B_", rows, vec, args, &sp);
+      emitStreamLaunch(p, kname, "B_", rows, vec, args, &sp, "", true);
       p.closeScope("");
     } else {
       p.openScope("if (" + ringable + ")");
-      emitStreamLaunch(p, kname, "B_", rows, vec, args, &sp);
+      emitStreamLaunch(p, kname, "B_", rows, vec, args, &sp, "", true);
       p.closeScope("");
     }
     p.openScope("else");

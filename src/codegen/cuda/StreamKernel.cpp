@@ -283,6 +283,7 @@ class StreamEmitter {
         qs_(queuesOf(m.ctx, k, rows, vec, part)),
         heads_(sp && k.schedule.heads),
         tma_(sp && sp->tma && !fused),
+        banded_(sp && !fused),
         // With rings, prefetch is the copy pipeline's depth; queue heads from global memory load as many
         // planes ahead into registers.
         D_(sp && !heads_ ? 0 : k.schedule.prefetch),
@@ -318,16 +319,37 @@ class StreamEmitter {
   }
 
  private:
+  // The block's tile column (bx_, by_) and chunk bz_ from its place in the launch order (banded_): the grid is
+  // bands of gridDim.x tile columns (the launcher takes one wave of resident blocks, or every column when there
+  // are fewer), each band running its columns' first chunks, then their second chunks, and so on. A column's
+  // chunk z+1 then starts about when its chunk z ends, and the planes its prologue re-reads (chunk z's last
+  // ones) are still in L2; with the chunk index slowest over the whole box they came from DRAM again once the
+  // box has more columns than a wave (measured: bench/results/2026-12-01-s15-slab-tma.md).
+  void emitBandedBlock() {
+    const std::string cols = vec_ > 1 ? "kBlockX * " + std::to_string(vec_) : "kBlockX";
+    p_.line("// Launch order: bands of gridDim.x tile columns (one wave of resident blocks), each band's chunks in order,");
+    p_.line("// so a column's chunk z+1 starts about when its chunk z ends: the planes it re-reads first are still in L2.");
+    p_.line("const long gxB_ = (B_.hi[2] - stnc_rt::alignDown(B_.lo[2], " + cols + ") + " + cols + " - 1) / (" + cols + ");");
+    p_.line("const long colsB_ = gxB_ * ((B_.hi[1] - B_.lo[1] + kBlockY * " + std::to_string(rows_) + " - 1) / (kBlockY * " + std::to_string(rows_) + "));");
+    p_.line("const long nzB_ = (B_.hi[0] - B_.lo[0] + chunk_ - 1) / chunk_;");
+    p_.line("long colB_ = 0, bz_ = 0;");
+    p_.line("if (!stnc_rt::bandedBlock(blockIdx.y * static_cast<long>(gridDim.x) + blockIdx.x, gridDim.x, colsB_, nzB_, colB_, bz_))");
+    p_.line("  return;  // past the last chunk (the grid's last row of bands overshoots): before any barrier");
+    p_.line("const long bx_ = colB_ % gxB_, by_ = colB_ / gxB_;");
+  }
+
   // Strides, the thread's first point (z_, y_), who is active, the chunk x0_ .. x1_ and p_.
   void emitIndices() {
     const int vec = vec_, rows = rows_;
+    const std::string bx = banded_ ? "bx_" : "blockIdx.x", by = banded_ ? "by_" : "blockIdx.y", bz = banded_ ? "bz_" : "blockIdx.z";
+    if (banded_) emitBandedBlock();
     p_.line("const long s0_ = L_.stride[0];");
     p_.line("const long s1_ = L_.stride[1];");
     p_.line("(void)s1_;");
     if (sp_) p_.line("constexpr int kVec = " + std::to_string(vec) + ";");
     if (vec == 1) {
       p_.line("// Columns start at a multiple of kBlockX (a box starting mid-row, like a region, keeps whole-line loads).");
-      p_.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX) + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
+      p_.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX) + " + bx + " * static_cast<long>(kBlockX) + threadIdx.x;");
     } else {
       if (sp_) {
         p_.line("// Tiles start at a multiple of their width, like the rows (tiles starting at any 32-byte sector,");
@@ -337,15 +359,15 @@ class StreamEmitter {
               std::to_string(vec) + " and so are the row starts, so every " + std::to_string(vec * dag::elemSize(k_.type)) +
               "-byte vector access is aligned.");
       p_.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX * " + std::to_string(vec) +
-              ") + (blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x) * " + std::to_string(vec) + ";");
+              ") + (" + bx + " * static_cast<long>(kBlockX) + threadIdx.x) * " + std::to_string(vec) + ";");
     }
     if (rows == 1) {
-      p_.line("const long y_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y;");
+      p_.line("const long y_ = B_.lo[1] + " + by + " * static_cast<long>(kBlockY) + threadIdx.y;");
     } else {
       p_.line("// Rows y_ .. y_+" + std::to_string(rows - 1) + " of this thread; " +
               (sp_ ? std::string("rows past the box's last one store nothing.")
                    : "the launcher gives this kernel a multiple of " + std::to_string(rows) + " rows."));
-      p_.line("const long y_ = B_.lo[1] + (blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y) * " + std::to_string(rows) + ";");
+      p_.line("const long y_ = B_.lo[1] + (" + by + " * static_cast<long>(kBlockY) + threadIdx.y) * " + std::to_string(rows) + ";");
     }
     if (sp_) {
       p_.line("const long zb_ = z_ - threadIdx.x * kVec, yb_ = y_ - threadIdx.y" + rowsFactor(rows) +
@@ -370,7 +392,7 @@ class StreamEmitter {
       p_.line("if (z_ + " + std::to_string(vec) + " <= B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;  // no block-wide barrier follows");
       p_.line("const bool whole_ = z_ >= B_.lo[2] && z_ + " + std::to_string(vec) + " <= B_.hi[2];");
     }
-    p_.line("const long x0_ = B_.lo[0] + blockIdx.z * chunk_;");
+    p_.line("const long x0_ = B_.lo[0] + " + bz + " * chunk_;");
     p_.line("const long x1_ = x0_ + chunk_ < B_.hi[0] ? x0_ + chunk_ : B_.hi[0];");
     p_.line("long p_ = stnc_rt::at(L_, x0_, y_, z_);");
     if (D_ > 0 && !qs_.empty()) {
@@ -610,6 +632,7 @@ class StreamEmitter {
   const std::vector<Queue> qs_;
   const bool heads_;  // rings, but the queues' heads come from global memory (Schedule::heads)
   const bool tma_;    // rings filled by the tensor memory accelerator (SmemPlan::tma; not the fused kernel)
+  const bool banded_;  // the launch orders the chunks in bands of tile columns (rings; not the fused kernel)
   const int D_;
   const LiteralFn literalOf_;  // the stencil's f64 constants from its constant table (codegen/cuda/ConstantTable)
   std::map<std::tuple<std::string, int, int, int>, std::string> vecLoads_;

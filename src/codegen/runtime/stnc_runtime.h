@@ -121,6 +121,30 @@ inline long ringChunk(long nx, long cols, int occupancy, int threads, int sms, l
   return c < nx ? c : nx;
 }
 
+// The launch order of a ring kernel (session 15): `blocks` = cols tile columns x chunks, in bands of `width`
+// columns (the last band may be narrower), each band running chunk 0 of its columns, then chunk 1, and so on.
+// With a band of one wave of resident blocks, a column's chunk z+1 starts about when its chunk z ends, so the
+// planes it re-reads first are still in L2; ordering by chunk over the whole box, a box of more columns than a
+// wave read them from DRAM again (the acoustic inner region, 611 columns in bands of 264: 5.44 -> 5.32 GB of
+// DRAM reads, 1850 -> 1824 us; bench/results/2026-12-01-s15-slab-tma.md).
+// ringBand: the band width for the launch (one wave of `occupancy` blocks per SM, at most every column, wider
+// where the grid would need more than 65535 rows of bands). bandedBlock: block `id`'s column and chunk;
+// false past the last block (the grid's last row overshoots).
+inline long ringBand(long cols, long chunks, int occupancy, int sms) {
+  const long wave = static_cast<long>(occupancy > 0 ? occupancy : 1) * (sms > 0 ? sms : 1);
+  long band = wave < cols ? wave : (cols > 0 ? cols : 1);
+  while ((cols * chunks + band - 1) / band > 65535) band *= 2;
+  return band;
+}
+STNC_HD inline bool bandedBlock(long id, long width, long cols, long chunks, long& col, long& chunk) {
+  if (id >= cols * chunks) return false;
+  const long band = id / (width * chunks), rest = id - band * width * chunks;
+  const long w = cols - band * width < width ? cols - band * width : width;
+  chunk = rest / w;
+  col = band * width + (rest - chunk * w);
+  return true;
+}
+
 STNC_HD inline bool boxEmpty(const Box& b) {
   return b.lo[0] >= b.hi[0] || b.lo[1] >= b.hi[1] || b.lo[2] >= b.hi[2];
 }

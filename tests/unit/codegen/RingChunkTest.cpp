@@ -4,7 +4,9 @@
 // (bench/results/2026-12-01-s14-chunks.md) and the invariants every launch relies on.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <initializer_list>
+#include <vector>
 
 #include "codegen/runtime/stnc_runtime.h"
 
@@ -73,4 +75,44 @@ TEST_CASE("every box gets a positive chunk no deeper than the box") {
             CHECK(c <= nx);
           }
         }
+}
+
+// stnc_rt::ringBand / bandedBlock (session 15): the launch order of ring kernels.
+TEST_CASE("banded launch order: every column and chunk exactly once, a band's chunks in order, bands one wave wide") {
+  struct Case {
+    long cols, chunks;
+    int occ;
+  };
+  // The acoustic inner region (611 columns, 12 chunks, 2 per SM), star7 at 256^3 (128 columns, 32 chunks, fewer
+  // columns than a wave), a box of one column, and one whose 65535-row limit widens the bands.
+  for (const Case c : {Case{611, 12, 2}, Case{128, 32, 5}, Case{1, 7, 3}, Case{50, 24, 3}, Case{40000, 300, 2}}) {
+    const long band = stnc_rt::ringBand(c.cols, c.chunks, c.occ, kSms);
+    CHECK(band >= 1);
+    CHECK(band <= std::max(c.cols, static_cast<long>(c.occ) * kSms) * 2);
+    const long rows = (c.cols * c.chunks + band - 1) / band;
+    CHECK(rows <= 65535);
+    if (c.cols * c.chunks / (static_cast<long>(c.occ) * kSms) <= 65535) CHECK(band == std::min(c.cols, static_cast<long>(c.occ) * kSms));
+    else CHECK(band % (static_cast<long>(c.occ) * kSms) == 0);  // widened by doubling
+    if (c.cols * c.chunks > 100000) continue;  // the order is checked on the smaller grids
+    std::vector<char> seen(static_cast<size_t>(c.cols * c.chunks), 0);
+    std::vector<long> nextChunk(static_cast<size_t>(c.cols), 0);
+    long valid = 0;
+    for (long id = 0; id < rows * band; ++id) {
+      long col = -1, chunk = -1;
+      if (!stnc_rt::bandedBlock(id, band, c.cols, c.chunks, col, chunk)) {
+        CHECK(id >= c.cols * c.chunks);
+        continue;
+      }
+      ++valid;
+      REQUIRE((col >= 0 && col < c.cols && chunk >= 0 && chunk < c.chunks));
+      char& s = seen[static_cast<size_t>(col * c.chunks + chunk)];
+      CHECK(s == 0);
+      s = 1;
+      // A column's chunks come in order, one band (<= band blocks) apart.
+      CHECK(chunk == nextChunk[static_cast<size_t>(col)]);
+      ++nextChunk[static_cast<size_t>(col)];
+      if (chunk > 0 && band <= c.cols) CHECK(id - band * (col / band) * c.chunks == chunk * std::min(band, c.cols - (col / band) * band) + col % band);
+    }
+    CHECK(valid == c.cols * c.chunks);
+  }
 }

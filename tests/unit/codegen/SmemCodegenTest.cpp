@@ -51,7 +51,14 @@ TEST_CASE("the policy gives the inner region rings of 4-point groups and the she
         std::string::npos);
   CHECK(inner.find("stnc_rt::cpAsyncWait<2>();") != std::string::npos);
   CHECK(inner.find("__syncthreads();") != std::string::npos);
-  CHECK(inner.find("return;") == std::string::npos);
+  // The one return: a block past the last chunk (the banded grid's last row), before any barrier.
+  CHECK(inner.find("return;") == inner.rfind("return;"));
+  CHECK(inner.find("return;") < inner.find("__syncthreads();"));
+  CHECK(inner.find("if (!stnc_rt::bandedBlock(blockIdx.y * static_cast<long>(gridDim.x) + blockIdx.x, gridDim.x, colsB_, nzB_, colB_, bz_))") !=
+        std::string::npos);
+  CHECK(inner.find("const long x0_ = B_.lo[0] + bz_ * chunk_;") != std::string::npos);
+  CHECK(cu.find("const long band_ = stnc_rt::ringBand(gx_ * gy_, (nx_ + chunk_ - 1) / chunk_, occ_, sms_);") != std::string::npos);
+  CHECK(cu.find("sweepPart_inner<<<grid_, block_, 94208, stream_>>>") != std::string::npos);
   CHECK(inner.find("if (act_)") != std::string::npos);
   CHECK(inner.find("stnc_rt::storeOnce(reinterpret_cast<float4*>(&v[p_]), float4{") != std::string::npos);
   CHECK(inner.find("stnc_rt::cpAsyncWait<0>();") != std::string::npos);
@@ -108,7 +115,7 @@ TEST_CASE("ring kernels of several rows per thread: the block's first row, each 
   CHECK(test::kernelOf(*c, "s").schedule.smem == 2);
   const std::string cu = test::generateAll(*c->module).at(".cu");
   const std::string k = kernelText(cu, "sweepPart");
-  CHECK(k.find("const long y_ = B_.lo[1] + (blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y) * 2;") != std::string::npos);
+  CHECK(k.find("const long y_ = B_.lo[1] + (by_ * static_cast<long>(kBlockY) + threadIdx.y) * 2;") != std::string::npos);
   CHECK(k.find("yb_ = y_ - threadIdx.y * 2;") != std::string::npos);
   // 16 threads x 2 rows and one row of footprint each side; the thread's point two rows down per threadIdx.y.
   CHECK(k.find("stnc_rt::RingCopier<real, 34, 40, kBlockX * kBlockY, true> uC_") != std::string::npos);
