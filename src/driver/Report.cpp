@@ -84,8 +84,9 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
       for (const passes::SmemRing& r : sp.rings)
         os << " " << r.field << " " << r.rows << "x" << r.cols << "x" << r.slots;
       // The chunk length is sized at launch (stnc_rt::ringChunk); what the codegen decided for it:
+      const long lo = 8L * sp.reach, hi = std::max(lo, sp.maxChunk);
       os << "; chunks: " << (sp.longChunks ? "one wave of long chunks when the tile columns fit, else " : "") << "about 8 waves of "
-         << 8 * sp.reach << ".." << std::max(8 * sp.reach, 64) << " planes (dim-0 reach " << sp.reach << ")";
+         << (lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi)) << " planes (dim-0 reach " << sp.reach << ")";
       if (k.scheduleOf(part).tma == 2) {
         dag::Schedule t = k.scheduleOf(part);
         t.tma = 1;

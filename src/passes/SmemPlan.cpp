@@ -35,14 +35,17 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
     plan.why = "the block's " + std::to_string(width) + " columns are not whole 16-byte chunks";
     return plan;
   }
+  int readFields = 0, queuedFields = 0;
   for (const dag::Field& f : k.fields) {
     if (!dag::isRead(f.role)) continue;
     int qlo = 0, qhi = -1;
     const bool queue = queueSpan(ctx, k, f.name, qlo, qhi, part);
+    bool read = false;
     int lo1 = INT_MAX, hi1 = INT_MIN, lo2 = INT_MAX, hi2 = INT_MIN, amin = INT_MAX, amax = INT_MIN;
     for (dag::NodeId id : dag::liveNodes(ctx, k, part)) {
       const dag::Node& n = ctx.node(id);
       if (n.kind != dag::NodeKind::Access || ctx.name(n.sym) != f.name) continue;
+      read = true;
       const dag::Offset& o = n.offset;
       lo1 = std::min(lo1, o.d[1]);
       hi1 = std::max(hi1, o.d[1]);
@@ -55,7 +58,9 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
       amin = std::min(amin, d0);
       amax = std::max(amax, d0);
     }
-    if (amin == INT_MAX) continue;  // not read by this part
+    readFields += read;
+    queuedFields += read && queue;
+    if (amin == INT_MAX) continue;  // not read by this part (or only as a queue whose heads come from global memory)
     SmemRing r;
     r.field = f.name;
     r.lo1 = lo1;
@@ -88,6 +93,7 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
   }
   const long reaching = std::count_if(plan.rings.begin(), plan.rings.end(), [](const SmemRing& r) { return r.amax > r.amin; });
   plan.longChunks = plan.reach >= 2 && 2 * reaching >= static_cast<long>(plan.rings.size());
+  plan.maxChunk = 2 * queuedFields <= readFields ? 32 : 64;
   const long budget = s.smem == 2 ? kSmemAutoBudget : kSmemBudget;
   if (plan.bytes > budget) {
     plan.why = std::to_string(plan.bytes / 1024) + " KiB of shared memory per block exceeds the " + std::to_string(budget / 1024) +

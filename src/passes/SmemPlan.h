@@ -54,6 +54,11 @@ struct SmemPlan {
   bool longChunks = false;  // the planes a chunk re-reads are a large share of its reads (reach >= 2 and at
                             // least half the rings read across planes): on few columns, the launch takes one
                             // wave of long chunks (stnc_rt::ringChunk; bench/results/2026-12-01-s14-chunks.md)
+  long maxChunk = 64;    // the longest chunk of the launch's many-columns rule: 32 where at most half the fields
+                         // the part reads are queued along dim 0 (a chunk's prologue re-reads little, and with the
+                         // banded launch order that comes from L2: shorter chunks balance the SMs; the acoustic
+                         // inner region 1824 -> 1784 us, hypterm, six queues of eight fields, 737 -> 750 us at 32;
+                         // bench/results/2026-12-01-s15-slab-tma.md), else 64
 };
 
 // Blocks whose rings exceed this are not built with shared memory (the part keeps L1 loads):

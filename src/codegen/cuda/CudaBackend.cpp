@@ -132,9 +132,10 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
     p.line("if (occ_ == 0 && (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ_, " + kname + ", kBlockX * kBlockY, " + bytes +
            ") != cudaSuccess || occ_ <= 0)) occ_ = " + std::to_string(sp->blocksPerSm) + ";  // (the rings alone allow that many)");
     p.line(std::string("// ") + (sp->longChunks ? "One wave of long chunks for few columns, else ~8" : "About 8") + " waves of chunks of " +
-           std::to_string(8 * sp->reach) + " (8 x the dim-0 reach " + std::to_string(sp->reach) + ") .. 64 planes: stnc_rt::ringChunk.");
+           std::to_string(8 * sp->reach) + " (8 x the dim-0 reach " + std::to_string(sp->reach) + ") .. " + std::to_string(sp->maxChunk) +
+           " planes" + (sp->maxChunk < 64 ? " (few queued fields: short prologues)" : "") + ": stnc_rt::ringChunk.");
     p.line("long chunk_ = kChunk > 0 ? kChunk : stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, " +
-           std::to_string(8 * sp->reach) + "L, " + (sp->longChunks ? "true" : "false") + ");");
+           std::to_string(8 * sp->reach) + "L, " + (sp->longChunks ? "true" : "false") + ", " + std::to_string(sp->maxChunk) + "L);");
   } else {
     p.line("// Enough blocks for ~8 resident 256-thread blocks per SM; longer chunks amortise the queue prologue.");
     p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");

@@ -100,9 +100,10 @@ STNC_HD inline long alignDown(long x, long w) { return x - ((x % w) + w) % w; }
 //   117.9 us, 2 chunks 93.1 us). Not for radius 1 (star7, cond 77 -> 79 us) nor iso3dfd, whose queued field is
 //   one of three (145 -> 148 us).
 // - Many columns: about 8 waves of resident blocks (shorter chunks balance the SMs, longer ones amortise the
-//   prologue), within minChunk .. 64 planes (bench/results/2026-11-30-s5-pml.md: radius 4, 64 planes ran the
-//   acoustic inner region 2053 -> 2002 us).
-inline long ringChunk(long nx, long cols, int occupancy, int threads, int sms, long minChunk, bool oneWave) {
+//   prologue), within minChunk .. maxChunk planes: 64 where many fields are queued (hypterm 750 -> 737 us at 64
+//   than 32), 32 where a chunk's prologue re-reads little (SmemPlan::maxChunk: the acoustic inner region 1824 ->
+//   1784 us, bench/results/2026-12-01-s15-slab-tma.md; before the banded order 64 had won there, 2053 -> 2002 us).
+inline long ringChunk(long nx, long cols, int occupancy, int threads, int sms, long minChunk, bool oneWave, long maxChunk = 64) {
   if (nx < 1) return 1;
   const long lo = nx < minChunk ? nx : minChunk;
   const long target = threads < 768 ? 768 / threads : 1;  // blocks of ~24 warps per SM
@@ -115,7 +116,7 @@ inline long ringChunk(long nx, long cols, int occupancy, int threads, int sms, l
   } else {
     const long resident = static_cast<long>(occupancy) * sms;
     c = (nx * cols + 8 * resident - 1) / (8 * resident);
-    if (c > 64) c = 64;
+    if (c > maxChunk) c = maxChunk;
     if (c < lo) c = lo;  // the reach's floor wins over the ceiling (radius > 8)
   }
   return c < nx ? c : nx;

@@ -116,3 +116,13 @@ TEST_CASE("banded launch order: every column and chunk exactly once, a band's ch
     CHECK(valid == c.cols * c.chunks);
   }
 }
+
+TEST_CASE("many columns: chunks stop at maxChunk (32 for kernels of few queued fields), the reach's floor still wins") {
+  // The acoustic inner region at 800^3 (611 columns of 746 planes, 2 resident): 8 waves would be 216 planes.
+  CHECK(stnc_rt::ringChunk(746, 611, 2, 256, kSms, 32, false) == 64);
+  CHECK(stnc_rt::ringChunk(746, 611, 2, 256, kSms, 32, false, 32) == 32);
+  CHECK(stnc_rt::ringChunk(746, 611, 2, 256, kSms, 40, false, 32) == 40);  // floor over ceiling
+  CHECK(stnc_rt::ringChunk(746, 50, 2, 256, kSms, 8, false, 32) == 18);   // below the ceiling: unchanged
+  // One wave of long chunks does not look at it.
+  CHECK(stnc_rt::ringChunk(256, 128, 3, 256, kSms, 32, true, 32) == 86);
+}

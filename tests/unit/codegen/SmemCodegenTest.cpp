@@ -78,10 +78,13 @@ TEST_CASE("the policy gives the inner region rings of 4-point groups and the she
   CHECK(cu.find("cudaFuncSetAttribute(sweepPart_inner, cudaFuncAttributeMaxDynamicSharedMemorySize") != std::string::npos);
   // Radius 4 along dim 0: chunks of at least 32 planes (or the box's depth), sized at launch from the kernel's
   // occupancy (the rings' own count if the runtime cannot say); u is the only field of the inner region's three
-  // rings read across planes, so no wave of long chunks (iso3dfd's case).
+  // rings read across planes, so no wave of long chunks (iso3dfd's case); and as the only queued field of three,
+  // its prologue re-reads little: chunks of at most 32 planes (SmemPlan::maxChunk), in the shell too (u and eta
+  // queued, of five fields).
   CHECK(cu.find("cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ_, sweepPart_inner, kBlockX * kBlockY, ") != std::string::npos);
-  CHECK(cu.find("stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, 32L, false)") != std::string::npos);
-  CHECK(cu.find(", true);") == std::string::npos);
+  CHECK(cu.find("stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, 32L, false, 32L)") != std::string::npos);
+  CHECK(cu.find(", true, ") == std::string::npos);
+  CHECK(cu.find(", 64L);") == std::string::npos);
 }
 
 TEST_CASE("ring kernels of a radius-1 star keep short chunks: at least 8 planes") {
@@ -90,7 +93,8 @@ TEST_CASE("ring kernels of a radius-1 star keep short chunks: at least 8 planes"
   REQUIRE_MESSAGE(c->module, c->diagText());
   CHECK(test::kernelOf(*c, "s").schedule.smem == 2);
   const std::string cu = test::generateAll(*c->module).at(".cu");
-  CHECK(cu.find("stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, 8L, false)") != std::string::npos);
+  // Its one field is queued: the many-columns rule keeps chunks of up to 64 planes.
+  CHECK(cu.find("stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, 8L, false, 64L)") != std::string::npos);
 }
 
 TEST_CASE("ring kernels of a radius-2 star over one field: a wave of long chunks when the columns are few") {
@@ -101,7 +105,7 @@ TEST_CASE("ring kernels of a radius-2 star over one field: a wave of long chunks
   CHECK(test::kernelOf(*c, "s").schedule.smem == 2);
   const std::string cu = test::generateAll(*c->module).at(".cu");
   CHECK(cu.find("One wave of long chunks for few columns") != std::string::npos);
-  CHECK(cu.find("stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, 16L, true)") != std::string::npos);
+  CHECK(cu.find("stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, 16L, true, 64L)") != std::string::npos);
 }
 
 TEST_CASE("ring kernels of several rows per thread: the block's first row, each row's queue and store guarded by the box") {

@@ -21,7 +21,8 @@ TEST_CASE("--report names a part's own schedule and the other part's rings") {
   CHECK(r.find("part     : default part: own schedule stream, block 16x16, vec 2") != std::string::npos);
   CHECK(r.find("smem     : region inner: 92 KiB per block (2 per SM), 2 plane(s) in flight; u 24x80x8") != std::string::npos);
   // u is one of the inner region's ring fields read across planes: no wave of long chunks.
-  CHECK(r.find("u 24x80x8 roc2 16x64x4 v 16x64x4; chunks: about 8 waves of 32..64 planes (dim-0 reach 4)") != std::string::npos);
+  // And u is the only queued field of three: chunks of at most 32 planes (SmemPlan::maxChunk).
+  CHECK(r.find("u 24x80x8 roc2 16x64x4 v 16x64x4; chunks: about 8 waves of 32 planes (dim-0 reach 4)") != std::string::npos);
   // The part's own schedule has rings too (narrower tiles): they are reported with that schedule.
   CHECK(r.find("smem     : default part: 70 KiB per block (3 per SM), 2 plane(s) in flight; u 24x40x8") != std::string::npos);
   // ... and a second kernel for its slab boxes (passes::chooseSlabTma), whose tiles are padded to 128 bytes.

@@ -71,6 +71,22 @@ TEST_CASE("acoustic f32, 16x16 threads of 4 points: the radius-4 field's tile an
   // One of three ring fields (u) is read across planes: the re-read planes are a small share, no long chunks.
   CHECK(sp.reach == 4);
   CHECK_FALSE(sp.longChunks);
+  // ... and the one queued field of three: a chunk's prologue re-reads little, chunks of at most 32 planes.
+  CHECK(sp.maxChunk == 32);
+}
+
+TEST_CASE("the many-columns rule's longest chunk: 32 planes where at most half the fields read are queued, else 64") {
+  auto plan = [](const char* src) {
+    Planned p = schedule(src, "16x16", 2);
+    const passes::SmemPlan sp = passes::planSmem(p.c->module->ctx, p.k, -1);
+    REQUIRE_MESSAGE(sp.ok, sp.why);
+    return sp.maxChunk;
+  };
+  // One field, queued: 64.
+  CHECK(plan("stencil s(i, j, k) : f64 { in u; out w; w = u[i-1,j,k] + u[i+1,j,k] + u[i,j-1,k] + u; }") == 64);
+  // One queued of two (half): 32; two queued of three: 64.
+  CHECK(plan("stencil s(i, j, k) : f64 { in u, c; out w; w = c * (u[i-3,j,k] + u[i+3,j,k] + u[i,j+3,k] + u); }") == 32);
+  CHECK(plan("stencil s(i, j, k) : f64 { in u, q, c; out w; w = c * (u[i-1,j,k] + u[i+1,j,k] + q[i-1,j,k] + q[i+1,j,k]); }") == 64);
 }
 
 TEST_CASE("long chunks: a dim-0 reach of 2 or more and at least half of the ring fields read across planes") {
