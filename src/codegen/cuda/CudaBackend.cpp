@@ -143,13 +143,13 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
   if (banded) {
     p.line("if (chunk_ < 1) chunk_ = 1;");
     p.line("if (chunk_ > nx_) chunk_ = nx_;");
-    p.line("// Bands of one wave of resident blocks' tile columns (all columns when fewer), each band's chunks in order");
-    p.line("// (stnc_rt::ringBand, stnc_rt::bandedBlock); the grid's rows are the bands.");
-    p.line("const long blocks_ = gx_ * gy_ * ((nx_ + chunk_ - 1) / chunk_);");
-    p.line("const long band_ = stnc_rt::ringBand(gx_ * gy_, (nx_ + chunk_ - 1) / chunk_, occ_, sms_);");
-    p.line("if (band_ > 2147483647L) return cudaErrorInvalidConfiguration;");
+    p.line("if ((nx_ + chunk_ - 1) / chunk_ > 65535) chunk_ = (nx_ + 65534) / 65535;");
+    p.line("// Bands of whole rows of tile columns, about one wave of resident blocks (all rows when fewer), each band's");
+    p.line("// chunks in order (stnc_rt::ringBandRows, stnc_rt::bandedTile): the grid's third dimension is bands x chunks.");
+    p.line("const long nz_ = (nx_ + chunk_ - 1) / chunk_, rowsB_ = stnc_rt::ringBandRows(gx_, gy_, nz_, occ_, sms_);");
+    p.line("if ((gy_ + rowsB_ - 1) / rowsB_ * nz_ > 65535) return cudaErrorInvalidConfiguration;");
     p.line("const dim3 block_(kBlockX, kBlockY, 1);");
-    p.line("const dim3 grid_(static_cast<unsigned>(band_), static_cast<unsigned>((blocks_ + band_ - 1) / band_), 1);");
+    p.line("const dim3 grid_(static_cast<unsigned>(gx_), static_cast<unsigned>(rowsB_), static_cast<unsigned>((gy_ + rowsB_ - 1) / rowsB_ * nz_));");
   } else {
     emitChunkedGrid(p);
   }

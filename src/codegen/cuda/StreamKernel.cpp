@@ -319,29 +319,24 @@ class StreamEmitter {
   }
 
  private:
-  // The block's tile column (bx_, by_) and chunk bz_ from its place in the launch order (banded_): the grid is
-  // bands of gridDim.x tile columns (the launcher takes one wave of resident blocks, or every column when there
-  // are fewer), each band running its columns' first chunks, then their second chunks, and so on. A column's
-  // chunk z+1 then starts about when its chunk z ends, and the planes its prologue re-reads (chunk z's last
-  // ones) are still in L2; with the chunk index slowest over the whole box they came from DRAM again once the
-  // box has more columns than a wave (measured: bench/results/2026-12-01-s15-slab-tma.md).
+  // The block's tile row by_ and chunk bz_ from its place in the launch order (banded_): the grid's third
+  // dimension is bands x chunks, a band being gridDim.y rows of tile columns (the launcher's stnc_rt::ringBandRows,
+  // about one wave of resident blocks), so the hardware runs a band's first chunks, then their second chunks, and so
+  // on. A column's chunk z+1 then starts about when its chunk z ends, and the planes its prologue re-reads (chunk
+  // z's last ones) are still in L2; with the chunk index slowest over the whole box they came from DRAM again once
+  // the box has more columns than a wave (measured: bench/results/2026-12-01-s15-slab-tma.md).
   void emitBandedBlock() {
-    const std::string cols = vec_ > 1 ? "kBlockX * " + std::to_string(vec_) : "kBlockX";
-    p_.line("// Launch order: bands of gridDim.x tile columns (one wave of resident blocks), each band's chunks in order,");
-    p_.line("// so a column's chunk z+1 starts about when its chunk z ends: the planes it re-reads first are still in L2.");
-    p_.line("const long gxB_ = (B_.hi[2] - stnc_rt::alignDown(B_.lo[2], " + cols + ") + " + cols + " - 1) / (" + cols + ");");
-    p_.line("const long colsB_ = gxB_ * ((B_.hi[1] - B_.lo[1] + kBlockY * " + std::to_string(rows_) + " - 1) / (kBlockY * " + std::to_string(rows_) + "));");
-    p_.line("const long nzB_ = (B_.hi[0] - B_.lo[0] + chunk_ - 1) / chunk_;");
-    p_.line("long colB_ = 0, bz_ = 0;");
-    p_.line("if (!stnc_rt::bandedBlock(blockIdx.y * static_cast<long>(gridDim.x) + blockIdx.x, gridDim.x, colsB_, nzB_, colB_, bz_))");
-    p_.line("  return;  // past the last chunk (the grid's last row of bands overshoots): before any barrier");
-    p_.line("const long bx_ = colB_ % gxB_, by_ = colB_ / gxB_;");
+    p_.line("// Launch order: bands of gridDim.y rows of tile columns (one wave of resident blocks), each band's chunks in");
+    p_.line("// order, so a column's chunk z+1 starts about when its chunk z ends: the planes it re-reads first are in L2.");
+    p_.line("long by_ = 0, bz_ = 0;");
+    p_.line("stnc_rt::bandedTile(blockIdx.y, blockIdx.z, gridDim.y, gridDim.z, (B_.hi[0] - B_.lo[0] + chunk_ - 1) / chunk_, by_, bz_);");
+    p_.line("if (B_.lo[1] + by_ * kBlockY * " + std::to_string(rows_) + " >= B_.hi[1]) return;  // the last band's rows past the box: before any barrier");
   }
 
   // Strides, the thread's first point (z_, y_), who is active, the chunk x0_ .. x1_ and p_.
   void emitIndices() {
     const int vec = vec_, rows = rows_;
-    const std::string bx = banded_ ? "bx_" : "blockIdx.x", by = banded_ ? "by_" : "blockIdx.y", bz = banded_ ? "bz_" : "blockIdx.z";
+    const std::string bx = "blockIdx.x", by = banded_ ? "by_" : "blockIdx.y", bz = banded_ ? "bz_" : "blockIdx.z";
     if (banded_) emitBandedBlock();
     p_.line("const long s0_ = L_.stride[0];");
     p_.line("const long s1_ = L_.stride[1];");

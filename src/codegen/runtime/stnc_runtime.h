@@ -122,28 +122,34 @@ inline long ringChunk(long nx, long cols, int occupancy, int threads, int sms, l
   return c < nx ? c : nx;
 }
 
-// The launch order of a ring kernel (session 15): `blocks` = cols tile columns x chunks, in bands of `width`
-// columns (the last band may be narrower), each band running chunk 0 of its columns, then chunk 1, and so on.
-// With a band of one wave of resident blocks, a column's chunk z+1 starts about when its chunk z ends, so the
-// planes it re-reads first are still in L2; ordering by chunk over the whole box, a box of more columns than a
-// wave read them from DRAM again (the acoustic inner region, 611 columns in bands of 264: 5.44 -> 5.32 GB of
-// DRAM reads, 1850 -> 1824 us; bench/results/2026-12-01-s15-slab-tma.md).
-// ringBand: the band width for the launch (one wave of `occupancy` blocks per SM, at most every column, wider
-// where the grid would need more than 65535 rows of bands). bandedBlock: block `id`'s column and chunk;
-// false past the last block (the grid's last row overshoots).
-inline long ringBand(long cols, long chunks, int occupancy, int sms) {
+// The launch order of a ring kernel (session 15): the grid is (tile columns along dim 2, band rows, bands x
+// chunks); a band is `rows` whole rows of tile columns (about one wave of resident blocks), and the hardware runs
+// a band's chunk 0 over its columns, then chunk 1, and so on. A column's chunk z+1 then starts about when its
+// chunk z ends, so the planes it re-reads first are still in L2; ordering by chunk over the whole box, a box of
+// more columns than a wave read them from DRAM again (the acoustic inner region, 611 columns in bands of 4 x 13 and
+// more: 5.44 -> 5.32 GB of DRAM reads, 1850 -> 1824 us; bench/results/2026-12-01-s15-slab-tma.md). One band (few
+// columns) is exactly the plain (columns, rows, chunks) order.
+// ringBandRows: the tile rows per band for gx x gy tile columns (at least one, at most gy; more where bands x
+// chunks would pass the grid's 65535 limit). bandedTile: block (blockIdx.y, blockIdx.z)'s tile row and chunk;
+// rows past gy (the last band's) take no work.
+inline long ringBandRows(long gx, long gy, long chunks, int occupancy, int sms) {
   const long wave = static_cast<long>(occupancy > 0 ? occupancy : 1) * (sms > 0 ? sms : 1);
-  long band = wave < cols ? wave : (cols > 0 ? cols : 1);
-  while ((cols * chunks + band - 1) / band > 65535) band *= 2;
-  return band;
+  long rows = gx > 0 ? wave / gx : gy;
+  if (rows < 1) rows = 1;
+  if (rows > gy) rows = gy;
+  while (rows < gy && (gy + rows - 1) / rows * chunks > 65535) rows = rows * 2 < gy ? rows * 2 : gy;
+  return rows;
 }
-STNC_HD inline bool bandedBlock(long id, long width, long cols, long chunks, long& col, long& chunk) {
-  if (id >= cols * chunks) return false;
-  const long band = id / (width * chunks), rest = id - band * width * chunks;
-  const long w = cols - band * width < width ? cols - band * width : width;
-  chunk = rest / w;
-  col = band * width + (rest - chunk * w);
-  return true;
+// (One band, gridZ == chunks, divides nothing: the division alone made ptxas spill star25_rt's kernel, 80 -> 64
+// registers and 8 bytes, 87.7 -> 95.0 us.)
+STNC_HD inline void bandedTile(unsigned blockY, unsigned blockZ, unsigned gridY, unsigned gridZ, long chunks, long& row, long& chunk) {
+  row = blockY;
+  chunk = blockZ;
+  if (gridZ != chunks) {
+    const long band = chunk / chunks;
+    row += band * gridY;
+    chunk -= band * chunks;
+  }
 }
 
 STNC_HD inline bool boxEmpty(const Box& b) {

@@ -77,43 +77,47 @@ TEST_CASE("every box gets a positive chunk no deeper than the box") {
         }
 }
 
-// stnc_rt::ringBand / bandedBlock (session 15): the launch order of ring kernels.
-TEST_CASE("banded launch order: every column and chunk exactly once, a band's chunks in order, bands one wave wide") {
+// stnc_rt::ringBandRows / bandedTile (session 15): the launch order of ring kernels.
+TEST_CASE("banded launch order: every tile and chunk once, a band's chunks in order, bands of about one wave") {
   struct Case {
-    long cols, chunks;
+    long gx, gy, chunks;
     int occ;
   };
-  // The acoustic inner region (611 columns, 12 chunks, 2 per SM), star7 at 256^3 (128 columns, 32 chunks, fewer
-  // columns than a wave), a box of one column, and one whose 65535-row limit widens the bands.
-  for (const Case c : {Case{611, 12, 2}, Case{128, 32, 5}, Case{1, 7, 3}, Case{50, 24, 3}, Case{40000, 300, 2}}) {
-    const long band = stnc_rt::ringBand(c.cols, c.chunks, c.occ, kSms);
-    CHECK(band >= 1);
-    CHECK(band <= std::max(c.cols, static_cast<long>(c.occ) * kSms) * 2);
-    const long rows = (c.cols * c.chunks + band - 1) / band;
-    CHECK(rows <= 65535);
-    if (c.cols * c.chunks / (static_cast<long>(c.occ) * kSms) <= 65535) CHECK(band == std::min(c.cols, static_cast<long>(c.occ) * kSms));
-    else CHECK(band % (static_cast<long>(c.occ) * kSms) == 0);  // widened by doubling
-    if (c.cols * c.chunks > 100000) continue;  // the order is checked on the smaller grids
-    std::vector<char> seen(static_cast<size_t>(c.cols * c.chunks), 0);
-    std::vector<long> nextChunk(static_cast<size_t>(c.cols), 0);
+  // The acoustic inner region (13 x 47 tile columns, 24 chunks, 2 per SM), star7 at 256^3 (8 x 16, 32 chunks: one
+  // band), one column, a k-face (1 x 47), and a grid whose 65535 limit on bands x chunks widens the bands.
+  for (const Case c : {Case{13, 47, 24, 2}, Case{8, 16, 32, 5}, Case{1, 1, 7, 3}, Case{1, 47, 24, 3}, Case{4, 40000, 300, 2}}) {
+    const long rows = stnc_rt::ringBandRows(c.gx, c.gy, c.chunks, c.occ, kSms);
+    REQUIRE(rows >= 1);
+    REQUIRE(rows <= c.gy);
+    const long bands = (c.gy + rows - 1) / rows;
+    CHECK(bands * c.chunks <= 65535);
+    const long wave = static_cast<long>(c.occ) * kSms;
+    if (c.gy * c.chunks <= 65535 * std::max(1L, wave / c.gx)) CHECK(rows == std::clamp(wave / c.gx, 1L, c.gy));
+    if (c.gx * c.gy * c.chunks > 200000) continue;  // the order is checked on the smaller grids
+    std::vector<char> seen(static_cast<size_t>(c.gy * c.chunks), 0);
+    std::vector<long> next(static_cast<size_t>(c.gy), 0), lastZ(static_cast<size_t>(c.gy), -1);
     long valid = 0;
-    for (long id = 0; id < rows * band; ++id) {
-      long col = -1, chunk = -1;
-      if (!stnc_rt::bandedBlock(id, band, c.cols, c.chunks, col, chunk)) {
-        CHECK(id >= c.cols * c.chunks);
-        continue;
+    // Blocks in the hardware's order: x fastest (all columns of a tile row alike), then y, then z.
+    for (long z = 0; z < bands * c.chunks; ++z)
+      for (long y = 0; y < rows; ++y) {
+        long row = -1, chunk = -1;
+        stnc_rt::bandedTile(static_cast<unsigned>(y), static_cast<unsigned>(z), static_cast<unsigned>(rows),
+                            static_cast<unsigned>(bands * c.chunks), c.chunks, row, chunk);
+        REQUIRE((chunk >= 0 && chunk < c.chunks && row >= 0));
+        if (row >= c.gy) {
+          CHECK(row / rows == bands - 1);  // only the last band has rows past the box
+          continue;
+        }
+        ++valid;
+        char& s = seen[static_cast<size_t>(row * c.chunks + chunk)];
+        CHECK(s == 0);
+        s = 1;
+        CHECK(chunk == next[static_cast<size_t>(row)]);  // a row's chunks in order ...
+        ++next[static_cast<size_t>(row)];
+        if (chunk > 0) CHECK(z == lastZ[static_cast<size_t>(row)] + 1);  // ... one band (rows x gx blocks) apart
+        lastZ[static_cast<size_t>(row)] = z;
       }
-      ++valid;
-      REQUIRE((col >= 0 && col < c.cols && chunk >= 0 && chunk < c.chunks));
-      char& s = seen[static_cast<size_t>(col * c.chunks + chunk)];
-      CHECK(s == 0);
-      s = 1;
-      // A column's chunks come in order, one band (<= band blocks) apart.
-      CHECK(chunk == nextChunk[static_cast<size_t>(col)]);
-      ++nextChunk[static_cast<size_t>(col)];
-      if (chunk > 0 && band <= c.cols) CHECK(id - band * (col / band) * c.chunks == chunk * std::min(band, c.cols - (col / band) * band) + col % band);
-    }
-    CHECK(valid == c.cols * c.chunks);
+    CHECK(valid == c.gy * c.chunks);
   }
 }
 

@@ -54,10 +54,13 @@ TEST_CASE("the policy gives the inner region rings of 4-point groups and the she
   // The one return: a block past the last chunk (the banded grid's last row), before any barrier.
   CHECK(inner.find("return;") == inner.rfind("return;"));
   CHECK(inner.find("return;") < inner.find("__syncthreads();"));
-  CHECK(inner.find("if (!stnc_rt::bandedBlock(blockIdx.y * static_cast<long>(gridDim.x) + blockIdx.x, gridDim.x, colsB_, nzB_, colB_, bz_))") !=
+  CHECK(inner.find("stnc_rt::bandedTile(blockIdx.y, blockIdx.z, gridDim.y, gridDim.z, (B_.hi[0] - B_.lo[0] + chunk_ - 1) / chunk_, by_, bz_);") !=
         std::string::npos);
   CHECK(inner.find("const long x0_ = B_.lo[0] + bz_ * chunk_;") != std::string::npos);
-  CHECK(cu.find("const long band_ = stnc_rt::ringBand(gx_ * gy_, (nx_ + chunk_ - 1) / chunk_, occ_, sms_);") != std::string::npos);
+  CHECK(inner.find("const long y_ = B_.lo[1] + by_ * static_cast<long>(kBlockY) + threadIdx.y;") != std::string::npos);
+  CHECK(cu.find("rowsB_ = stnc_rt::ringBandRows(gx_, gy_, nz_, occ_, sms_);") != std::string::npos);
+  CHECK(cu.find("const dim3 grid_(static_cast<unsigned>(gx_), static_cast<unsigned>(rowsB_), static_cast<unsigned>((gy_ + rowsB_ - 1) / rowsB_ * nz_));") !=
+        std::string::npos);
   CHECK(cu.find("sweepPart_inner<<<grid_, block_, 94208, stream_>>>") != std::string::npos);
   CHECK(inner.find("if (act_)") != std::string::npos);
   CHECK(inner.find("stnc_rt::storeOnce(reinterpret_cast<float4*>(&v[p_]), float4{") != std::string::npos);
