@@ -126,8 +126,8 @@ inline long ringChunk(long nx, long cols, int occupancy, int threads, int sms, l
 // chunks); a band is `rows` whole rows of tile columns (about one wave of resident blocks), and the hardware runs
 // a band's chunk 0 over its columns, then chunk 1, and so on. A column's chunk z+1 then starts about when its
 // chunk z ends, so the planes it re-reads first are still in L2; ordering by chunk over the whole box, a box of
-// more columns than a wave read them from DRAM again (the acoustic inner region, 611 columns in bands of 4 x 13 and
-// more: 5.44 -> 5.32 GB of DRAM reads, 1850 -> 1824 us; bench/results/2026-12-01-s15-slab-tma.md). One band (few
+// more columns than a wave read them from DRAM again (the acoustic inner region, 13 x 47 columns in bands of 20 rows:
+// 5.44 -> 5.32 GB of DRAM reads, 1850 -> 1824 us with a first form; bench/results/2026-12-01-s15-slab-tma.md). One band (few
 // columns) is exactly the plain (columns, rows, chunks) order.
 // ringBandRows: the tile rows per band for gx x gy tile columns (at least one, at most gy; more where bands x
 // chunks would pass the grid's 65535 limit). bandedTile: block (blockIdx.y, blockIdx.z)'s tile row and chunk;
