@@ -267,6 +267,19 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
       pos = e + 1;
     }
   };
+  // The boundary rules' values from the parameters (every step and exchange needs them).
+  auto emitRuleValues = [&] {
+    p.line("real values_[kFieldCount * 3];");
+    p.line("rule_values_(values_" + paramNames(k) + ");");
+  };
+  const std::string fieldArray = "real* const f_[kFieldCount] = {" + fields + "};";
+  // An exchange's head: the domain, the fields it reads, the rules' values and the field array.
+  auto emitExchangeHead = [&] {
+    p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
+    emitReadChecks();
+    emitRuleValues();
+    p.line(fieldArray);
+  };
 
   p.line("#if !defined(STNC_NO_MPI)");
   p.openScope("namespace cpu");
@@ -281,13 +294,12 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("const void* ptrs_[kFieldCount] = {" + fields + "};");
   p.line("if (int s_ = ::" + ns + "::check(D_.L, ptrs_, alignof(real))) return s_;");
   p.line("if (int s_ = ::" + ns + "::checkSources(D_.G, sources_, nsources_)) return s_;");
-  p.line("real values_[kFieldCount * 3];");
-  p.line("rule_values_(values_" + paramNames(k) + ");");
+  emitRuleValues();
   p.line("// A source into a constant field makes it change: then every field is exchanged every step.");
   p.line("bool hot_ = false;");
   p.line("for (int q_ = 0; q_ < nsources_; ++q_) hot_ = hot_ || kConstant[sources_[q_].field];");
   p.openScope("for (long s_ = 0; s_ < steps_; ++s_)");
-  p.line("real* const f_[kFieldCount] = {" + fields + "};");
+  p.line(fieldArray);
   p.line("auto sweep_ = [&](const stnc_mpi::Box3& b_) { " + boxArrays + "return ::" + ns + "::cpu::sweep_box(" + sweepLayout + ", lo_, hi_, " +
          sweepArgs + "); };");
   p.line("if (int e_ = stnc_mpi::stepHost<real>(D_, kSpec, f_, values_, s_ == 0 || hot_, sweep_)) return e_;");
@@ -310,11 +322,7 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.closeScope("step");
   p.line("// The halo update alone (exchange + boundary rules of every field read at an offset). Collective.");
   p.openScope("inline int exchange(Domain& D_, " + plainFieldDecls(k) + paramDecls(k) + ")");
-  p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
-  emitReadChecks();
-  p.line("real values_[kFieldCount * 3];");
-  p.line("rule_values_(values_" + paramNames(k) + ");");
-  p.line("real* const f_[kFieldCount] = {" + fields + "};");
+  emitExchangeHead();
   p.line("auto none_ = [](const stnc_mpi::Box3&) { return 0; };");
   p.line("return stnc_mpi::stepHost<real>(D_, kSpec, f_, values_, true, none_, false);");
   p.closeScope("exchange");
@@ -344,10 +352,9 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
   p.line("const void* ptrs_[kFieldCount] = {" + fields + "};");
   p.line("if (int s_ = ::" + ns + "::check(D_.L, ptrs_, 128)) return s_;");
-  p.line("real values_[kFieldCount * 3];");
-  p.line("rule_values_(values_" + paramNames(k) + ");");
+  emitRuleValues();
   p.openScope("for (long s_ = 0; s_ < steps_; ++s_)");
-  p.line("real* const f_[kFieldCount] = {" + fields + "};");
+  p.line(fieldArray);
   p.line("auto sweep_ = [&](const stnc_mpi::Box3& b_, cudaStream_t st_) { " + boxArrays + "return ::" + ns +
          "::cuda::sweep_box(" + sweepLayout + ", lo_, hi_, " + sweepArgs + ", st_); };");
   p.line("if (int e_ = stnc_mpi::stepCuda<real>(D_, kSpec, f_, values_, s_ == 0, sweep_, stream_)) return e_;");
@@ -356,11 +363,7 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("return stnc_mpi::cudaStatus(cudaStreamSynchronize(stream_));");
   p.closeScope("step");
   p.openScope("inline int exchange(Domain& D_, " + plainFieldDecls(k) + paramDecls(k) + ", cudaStream_t stream_ = 0)");
-  p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
-  emitReadChecks();
-  p.line("real values_[kFieldCount * 3];");
-  p.line("rule_values_(values_" + paramNames(k) + ");");
-  p.line("real* const f_[kFieldCount] = {" + fields + "};");
+  emitExchangeHead();
   p.line("auto none_ = [](const stnc_mpi::Box3&, cudaStream_t) { return cudaSuccess; };");
   p.line("if (int e_ = stnc_mpi::stepCuda<real>(D_, kSpec, f_, values_, true, none_, stream_, false)) return e_;");
   p.line("return stnc_mpi::cudaStatus(cudaStreamSynchronize(stream_));");

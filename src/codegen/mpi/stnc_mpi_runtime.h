@@ -1248,6 +1248,17 @@ struct NcclScratch {
   }
 };
 
+// What every NCCL gather/scatter starts with: the arguments checked, the device idle, a scratch stream.
+inline int ncclCollectiveBegin(const Domain& D, int root, const void* local, const void* global, NcclScratch& w) {
+  if (!D.spec) return kWrongDomain;
+  if (!D.nccl) return kNcclError;
+  if (!local || (D.rank == root && !global)) return stnc_rt::kNullPointer;
+  if (root < 0 || root >= D.size) return stnc_rt::kBadArgument;
+  if (cudaDeviceSynchronize() != cudaSuccess || cudaStreamCreateWithFlags(&w.s, cudaStreamNonBlocking) != cudaSuccess)
+    return kCudaError;
+  return stnc_rt::kOk;
+}
+
 // One point-to-point transfer of `count` elements of `buf` from rank `from` to rank `to` (no-op for others).
 template <typename T>
 int ncclTransfer(const Domain& D, int from, int to, T* buf, size_t count, cudaStream_t s) {
@@ -1261,13 +1272,8 @@ int ncclTransfer(const Domain& D, int from, int to, T* buf, size_t count, cudaSt
 
 template <typename T>
 int gatherCuda(const Domain& D, int root, const T* local, T* global) {
-  if (!D.spec) return kWrongDomain;
-  if (!D.nccl) return kNcclError;
-  if (!local || (D.rank == root && !global)) return stnc_rt::kNullPointer;
-  if (root < 0 || root >= D.size) return stnc_rt::kBadArgument;
   NcclScratch w;
-  if (cudaDeviceSynchronize() != cudaSuccess || cudaStreamCreateWithFlags(&w.s, cudaStreamNonBlocking) != cudaSuccess)
-    return kCudaError;
+  if (int e = ncclCollectiveBegin(D, root, local, global, w)) return e;
   const Box3 mine{{0, 0, 0}, {D.n[0], D.n[1], D.n[2]}};
   std::vector<T> host;
   for (int r = 0; r < D.size; ++r) {
@@ -1291,13 +1297,8 @@ int gatherCuda(const Domain& D, int root, const T* local, T* global) {
 
 template <typename T>
 int scatterCuda(const Domain& D, int root, const T* global, T* local) {
-  if (!D.spec) return kWrongDomain;
-  if (!D.nccl) return kNcclError;
-  if (!local || (D.rank == root && !global)) return stnc_rt::kNullPointer;
-  if (root < 0 || root >= D.size) return stnc_rt::kBadArgument;
   NcclScratch w;
-  if (cudaDeviceSynchronize() != cudaSuccess || cudaStreamCreateWithFlags(&w.s, cudaStreamNonBlocking) != cudaSuccess)
-    return kCudaError;
+  if (int e = ncclCollectiveBegin(D, root, local, global, w)) return e;
   const Box3 mine = grow(Box3{{0, 0, 0}, {D.n[0], D.n[1], D.n[2]}}, D.L);
   std::vector<T> host;
   for (int r = 0; r < D.size; ++r) {
