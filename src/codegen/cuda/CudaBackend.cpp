@@ -141,9 +141,7 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
     p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ * gx_ * gy_ + 8L * sms_ - 1) / (8L * sms_);");
   }
   if (banded) {
-    p.line("if (chunk_ < 1) chunk_ = 1;");
-    p.line("if (chunk_ > nx_) chunk_ = nx_;");
-    p.line("if ((nx_ + chunk_ - 1) / chunk_ > 65535) chunk_ = (nx_ + 65534) / 65535;");
+    emitChunkClamp(p);
     p.line("// Bands of whole rows of tile columns, about one wave of resident blocks (all rows when fewer), each band's");
     p.line("// chunks in order (stnc_rt::ringBandRows, stnc_rt::bandedTile): the grid's third dimension is bands x chunks.");
     p.line("const long nz_ = (nx_ + chunk_ - 1) / chunk_, rowsB_ = stnc_rt::ringBandRows(gx_, gy_, nz_, occ_, sms_);");
@@ -212,11 +210,16 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   emitStreamKernel(p, m, k, part, rows, vec, kname, restrictArgs(k), sp.ok ? &sp : nullptr);
   // Schedule::tma 2 (passes::chooseSlabTma): a second kernel whose rings the tensor memory accelerator fills,
   // for the slab boxes of the part.
-  dag::Kernel kt = k;
-  kt.schedule.tma = 1;
-  const passes::SmemPlan spT = k.schedule.tma == 2 && sp.ok ? passes::planSmem(m.ctx, kt, part) : passes::SmemPlan{};
+  passes::SmemPlan spT;
+  if (k.schedule.tma == 2 && sp.ok) {
+    dag::Schedule t = k.schedule;
+    t.tma = 1;
+    spT = passes::planSmem(m.ctx, k, part, t);
+  }
   const bool slabs = spT.ok && spT.tma;
   if (slabs) {
+    dag::Kernel kt = k;  // the kernel emitter reads the schedule from the kernel
+    kt.schedule.tma = 1;
     p.line("// The same part for slab boxes (thin along dim 0 or 1, two tiles wide or more), its tiles copied by the tensor memory");
     p.line("// accelerator: " + std::to_string(spT.bytes) + " bytes of rings per block, " + std::to_string(spT.blocksPerSm) + " block(s) per SM.");
     emitStreamKernel(p, m, kt, part, rows, vec, kname + "_tma", restrictArgs(k), &spT);

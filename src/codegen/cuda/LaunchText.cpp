@@ -12,10 +12,14 @@ void emitSmCount(CPrinter& p, const std::string& extra, const std::string& once)
   p.closeScope("");
 }
 
-void emitChunkedGrid(CPrinter& p) {
+void emitChunkClamp(CPrinter& p) {
   p.line("if (chunk_ < 1) chunk_ = 1;");
   p.line("if (chunk_ > nx_) chunk_ = nx_;");
   p.line("if ((nx_ + chunk_ - 1) / chunk_ > 65535) chunk_ = (nx_ + 65534) / 65535;");
+}
+
+void emitChunkedGrid(CPrinter& p) {
+  emitChunkClamp(p);
   p.line("const dim3 block_(kBlockX, kBlockY, 1);");
   p.line("const dim3 grid_(static_cast<unsigned>(gx_), static_cast<unsigned>(gy_), static_cast<unsigned>((nx_ + chunk_ - 1) / chunk_));");
 }

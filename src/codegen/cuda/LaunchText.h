@@ -11,8 +11,9 @@ namespace stnc::codegen {
 // `static int sms_` (and `static int EXTRA = 0` when extra is set), filled on the first call with the
 // current device's multiprocessor count (132 if it cannot be read); `once` runs in the same first call.
 void emitSmCount(CPrinter& p, const std::string& extra = "", const std::string& once = "");
-// Clamps chunk_ (planes of dim 0 per block, chosen by the caller) to [1, nx_] and to at most 65535
-// chunks, then declares block_ (kBlockX x kBlockY) and grid_ (gx_ x gy_ x chunks).
+// Clamps chunk_ (planes of dim 0 per block, chosen by the caller) to [1, nx_] and to at most 65535 chunks.
+void emitChunkClamp(CPrinter& p);
+// emitChunkClamp, then declares block_ (kBlockX x kBlockY) and grid_ (gx_ x gy_ x chunks).
 void emitChunkedGrid(CPrinter& p);
 
 }  // namespace stnc::codegen
