@@ -88,9 +88,7 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
       os << "; chunks: " << (sp.longChunks ? "one wave of long chunks when the tile columns fit, else " : "") << "about 8 waves of "
          << (lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi)) << " planes (dim-0 reach " << sp.reach << ")";
       if (k.scheduleOf(part).tma == 2) {
-        dag::Schedule t = k.scheduleOf(part);
-        t.tma = 1;
-        const passes::SmemPlan viaTma = passes::planSmem(m.ctx, k, part, t);
+        const passes::SmemPlan viaTma = passes::planSmemTma(m.ctx, k, part);
         os << "; slab boxes (thin along dim 0 or 1, two tiles wide or more): a second kernel whose tiles the tensor memory "
               "accelerator copies, "
            << viaTma.bytes / 1024 << " KiB per block (" << viaTma.blocksPerSm << " per SM)";

@@ -383,9 +383,7 @@ void chooseSlabTma(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverri
   if (std::find(parts.begin(), parts.end(), -1) == parts.end()) return;
   dag::Schedule s = k.scheduleOf(-1);
   if (s.strategy != dag::Strategy::Stream || !s.smem || s.tma) return;
-  dag::Schedule t = s;
-  t.tma = 1;
-  const SmemPlan plain = planSmem(ctx, k, -1, s), viaTma = planSmem(ctx, k, -1, t);
+  const SmemPlan plain = planSmem(ctx, k, -1, s), viaTma = planSmemTma(ctx, k, -1);
   if (!plain.ok || !viaTma.ok || !viaTma.tma) return;
   s.tma = 2;
   s.reason += "; slab boxes (thin along dim 0 or 1, two tiles wide or more) copied by the tensor memory accelerator";

@@ -83,5 +83,12 @@ ColumnSpan ringColumns(int lo2, int hi2, int width, int rows, int threads, int e
 // Under schedule s; without it, the part's own (k.scheduleOf(part)).
 SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const dag::Schedule& s);
 inline SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part) { return planSmem(ctx, k, part, k.scheduleOf(part)); }
+// The part's rings as the tensor memory accelerator would fill them (its own schedule with Schedule::tma 1):
+// the second kernel of Schedule::tma 2, and what passes::chooseSlabTma checks fits.
+inline SmemPlan planSmemTma(const dag::Context& ctx, const dag::Kernel& k, int part) {
+  dag::Schedule t = k.scheduleOf(part);
+  t.tma = 1;
+  return planSmem(ctx, k, part, t);
+}
 
 }  // namespace stnc::passes

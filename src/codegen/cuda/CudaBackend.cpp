@@ -210,12 +210,7 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   emitStreamKernel(p, m, k, part, rows, vec, kname, restrictArgs(k), sp.ok ? &sp : nullptr);
   // Schedule::tma 2 (passes::chooseSlabTma): a second kernel whose rings the tensor memory accelerator fills,
   // for the slab boxes of the part.
-  passes::SmemPlan spT;
-  if (k.schedule.tma == 2 && sp.ok) {
-    dag::Schedule t = k.schedule;
-    t.tma = 1;
-    spT = passes::planSmem(m.ctx, k, part, t);
-  }
+  const passes::SmemPlan spT = k.schedule.tma == 2 && sp.ok ? passes::planSmemTma(m.ctx, k, part) : passes::SmemPlan{};
   const bool slabs = spT.ok && spT.tma;
   if (slabs) {
     dag::Kernel kt = k;  // the kernel emitter reads the schedule from the kernel
