@@ -405,8 +405,10 @@ void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   const int fused = fusedRegion(m, k);
   if (fused >= 0) emitFused(p, m, k, fused);
   p.line("// Every part of the kernel over the interior points inside clip_ (host-side box split, one launch per box).");
+  // Region kernels take lanes: their launches may go to streams of their own (stnc_rt::Lanes).
+  const bool laned = !k.regions.empty();
   p.openScope("cudaError_t launchSweep(const stnc_rt::Layout& L_, const stnc_rt::Box& clip_, " + declArgs(k, ArgMode::Sweep) +
-              ", cudaStream_t stream_)");
+              ", cudaStream_t stream_" + (laned ? ", const stnc_rt::Lanes* lanes_ = nullptr" : "") + ")");
   p.line("cudaError_t e_ = cudaSuccess;");
   const std::string args = callArgs(k, ArgMode::Sweep);
   if (fused >= 0) {
@@ -424,7 +426,9 @@ void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
       p, k,
       [&](int part, const std::string& box) {
         const std::string ns = k.partSchedules.count(part) ? partNamespace(k, part) + "::" : "";
-        return "if ((e_ = " + ns + launchName(k, part) + "(L_, " + box + ", " + args + ", stream_)) != cudaSuccess) return e_";
+        const std::string key = part >= 0 ? std::to_string(part) : box == "clip_" ? "0" : std::to_string(k.regions.size()) + " + b_";
+        const std::string st = laned ? "stnc_rt::laneOf(lanes_, stream_, " + key + ")" : "stream_";
+        return "if ((e_ = " + ns + launchName(k, part) + "(L_, " + box + ", " + args + ", " + st + ")) != cudaSuccess) return e_";
       },
       "return cudaErrorInvalidValue;");
   p.line("return e_;");
@@ -440,6 +444,7 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   emitSweep(p, m, k);
   const passes::TemporalPlan plan = passes::planTemporal(m.ctx, k);
   const bool temporal = k.schedule.temporal > 0 && plan.ok;
+  const bool laned = !k.regions.empty();  // launchSweep takes lanes (emitSweep)
   if (temporal) emitTemporalPair(p, m, k, plan);
   std::string fillDecl = declArgs(k, ArgMode::Fill);
   std::string fillCall = callArgs(k, ArgMode::Fill);
@@ -557,10 +562,36 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     p.line("if (e_ == cudaSuccess) rest_ = steps_ % 4;");
     p.closeScope("temporal blocking");
   }
+  if (laned) {
+    // One lane per launch a sweep can make (a region's box, at most 2 x rank boxes of the default
+    // part around each region), at most stnc_rt::Lanes::kMax.
+    const size_t launches = std::min<size_t>(8, k.regions.size() * (1 + 2 * static_cast<size_t>(k.rank())));
+    p.line("// The parts' launches on parallel branches of the graph (stnc_rt::Lanes; session 16, acoustic 800^3:");
+    p.line("// 2.97 -> 2.87 ms per step, bench/results/2026-12-01-s16-lanes.md). Stream priorities did not help.");
+    p.line("stnc_rt::Lanes lanes_;");
+    std::string apart;
+    if (k.regions.size() > 1) {
+      std::string lo, hi;
+      for (const dag::Region& r : k.regions) {
+        lo += (lo.empty() ? "" : ", ") + regionBoundsText(k, r, true);
+        hi += (hi.empty() ? "" : ", ") + regionBoundsText(k, r, false);
+      }
+      p.line("// Overlapping regions (updated in declaration order) keep one stream.");
+      p.line("static constexpr int kRegionLo_[][3] = {" + lo + "}, kRegionHi_[][3] = {" + hi + "};");
+      apart = " && stnc_rt::regionsApart(L_, kRegionLo_, kRegionHi_, " + std::to_string(k.regions.size()) + ")";
+    }
+    p.line("if (e_ == cudaSuccess && rest_ >= 4" + apart + ") e_ = stnc_rt::lanesCreate(lanes_, " + std::to_string(launches) + ");");
+  }
   p.line("// One step: fill boundaries, sweep, add point sources, swap the pairs (pointer roles).");
   p.openScope("auto oneStep_ = [&](cudaStream_t st_)");
   p.line("if (e_ == cudaSuccess) e_ = launchFill(" + fillArgs + ", st_);");
-  p.line("if (e_ == cudaSuccess) e_ = launchSweep(L_, stnc_rt::interiorBox(L_), " + sweepCall + ", st_);");
+  if (laned) {
+    p.line("if (e_ == cudaSuccess && lanes_.n > 0) e_ = stnc_rt::lanesFork(lanes_, st_);");
+    p.line("if (e_ == cudaSuccess) e_ = launchSweep(L_, stnc_rt::interiorBox(L_), " + sweepCall + ", st_, &lanes_);");
+    p.line("if (e_ == cudaSuccess && lanes_.n > 0) e_ = stnc_rt::lanesJoin(lanes_, st_);");
+  } else {
+    p.line("if (e_ == cudaSuccess) e_ = launchSweep(L_, stnc_rt::interiorBox(L_), " + sweepCall + ", st_);");
+  }
   p.openScope("if (e_ == cudaSuccess && nsources_ > 0)");
   p.line("addSources<<<1, 1, 0, st_>>>(FieldPtrs{{" + ptrs + "}}, dsrc_, nsources_, counter_);");
   p.line("e_ = cudaGetLastError();");
@@ -597,6 +628,7 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("if (graph_) cudaGraphDestroy(graph_);");
   p.line("if (ready_) cudaEventDestroy(ready_);");
   p.line("if (cs_) cudaStreamDestroy(cs_);");
+  if (laned) p.line("stnc_rt::lanesDestroy(lanes_);");
   p.line("if (dsrc_) cudaFree(dsrc_);");
   p.line("if (counter_) cudaFree(counter_);");
   p.line("return e_;");

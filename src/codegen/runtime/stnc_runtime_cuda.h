@@ -425,3 +425,78 @@ class L2Flusher {
 
 }  // namespace stnc_rt
 #endif  // STNC_RUNTIME_CUDA_FLUSH_V1
+
+// Lanes (session 16): the streams one sweep spreads the launches of its region parts over. Parts write
+// disjoint boxes and a written field is only ever read at offset 0 (sema: err_inout_offset), so the
+// launches are independent; captured in the step's CUDA graph they become parallel branches, and the
+// shell's small kernels fill the multiprocessors the inner kernel's last wave leaves idle.
+#ifndef STNC_RUNTIME_CUDA_LANES_V1
+#define STNC_RUNTIME_CUDA_LANES_V1
+namespace stnc_rt {
+
+struct Lanes {
+  static constexpr int kMax = 8;
+  cudaStream_t s[kMax] = {};
+  cudaEvent_t done[kMax] = {};
+  cudaEvent_t fork = nullptr;
+  int n = 0;
+};
+
+// The stream of launch `key` (regions first, then the default part's boxes): key, the last lane for the rest.
+inline cudaStream_t laneOf(const Lanes* l, cudaStream_t st, int key) {
+  if (!l || l->n <= 0) return st;
+  return l->s[key < l->n ? key : l->n - 1];
+}
+
+inline void lanesDestroy(Lanes& l) {
+  for (int i = 0; i < Lanes::kMax; ++i) {
+    if (l.done[i]) cudaEventDestroy(l.done[i]);
+    if (l.s[i]) cudaStreamDestroy(l.s[i]);
+    l.done[i] = nullptr, l.s[i] = nullptr;
+  }
+  if (l.fork) cudaEventDestroy(l.fork);
+  l.fork = nullptr, l.n = 0;
+}
+
+// n lanes (at most kMax). (Stream priorities, inner or shell first, measured no better: session 16.)
+inline cudaError_t lanesCreate(Lanes& l, int n) {
+  lanesDestroy(l);
+  if (n > Lanes::kMax) n = Lanes::kMax;
+  cudaError_t e = cudaEventCreateWithFlags(&l.fork, cudaEventDisableTiming);
+  for (int i = 0; i < n && e == cudaSuccess; ++i) {
+    e = cudaStreamCreateWithFlags(&l.s[i], cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&l.done[i], cudaEventDisableTiming);
+    if (e == cudaSuccess) l.n = i + 1;
+  }
+  if (e != cudaSuccess) lanesDestroy(l);
+  return e;
+}
+
+// Whether no two of the n regions (bounds as in regionBox) share a point of L's interior: overlapping
+// regions are updated in declaration order, so their launches keep one stream.
+inline bool regionsApart(const Layout& L, const int (*lo)[3], const int (*hi)[3], int n) {
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b)
+      if (!boxEmpty(intersect(regionBox(L, lo[a], hi[a]), regionBox(L, lo[b], hi[b])))) return false;
+  return true;
+}
+
+// Every lane waits for the work queued on st so far.
+inline cudaError_t lanesFork(Lanes& l, cudaStream_t st) {
+  cudaError_t e = l.n > 0 ? cudaEventRecord(l.fork, st) : cudaSuccess;
+  for (int i = 0; i < l.n && e == cudaSuccess; ++i) e = cudaStreamWaitEvent(l.s[i], l.fork, 0);
+  return e;
+}
+
+// st waits for the work queued on every lane.
+inline cudaError_t lanesJoin(Lanes& l, cudaStream_t st) {
+  cudaError_t e = cudaSuccess;
+  for (int i = 0; i < l.n && e == cudaSuccess; ++i) {
+    e = cudaEventRecord(l.done[i], l.s[i]);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(st, l.done[i], 0);
+  }
+  return e;
+}
+
+}  // namespace stnc_rt
+#endif  // STNC_RUNTIME_CUDA_LANES_V1
