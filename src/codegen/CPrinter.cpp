@@ -79,7 +79,7 @@ std::string cIdent(const std::string& name) {
       // the generated API
       "real", "stn", "stnc_rt", "std", "cpu", "cuda", "check", "layout", "index", "boxOf", "Source", "sourceIndex",
       "checkSources", "DevSource", "FieldPtrs", "addSources", "toCuda", "sweep", "sweep_box", "step",
-      "fill_boundaries", "sweepKernel", "sweepPart", "fillKernel", "launchSweep", "launchPart", "launchFill",
+      "fill_boundaries", "sweepKernel", "sweepPart", "fillKernel", "launchSweep", "launchSweepOnLanes", "launchPart", "launchFill",
       "kRank", "kAxes", "kHalo", "kHaloInternal", "kPad", "kFieldCount", "kParamCount", "kFields", "kBlockX",
       "kBlockY", "kChunk"};
   // Generated internals end in '_' (p_, t12_, u_m1_0_0_) and never contain "__": a user name with a

@@ -374,6 +374,38 @@ int fusedRegion(const dag::Module& m, const dag::Kernel& k) {
 // The namespace of a part with a schedule of its own (its kBlockX / kBlockY / kChunk shadow the kernel's).
 std::string partNamespace(const dag::Kernel& k, int part) { return part < 0 ? "default_part" : "region_" + cIdent(k.regions[part].name); }
 
+// The launches of a region kernel's parts on lanes of their own (stnc_rt::Lanes, kept per host thread and
+// device), forked from and joined back into the caller's stream: parallel branches of a captured graph.
+void emitSweepOnLanes(CPrinter& p, const dag::Kernel& k) {
+  // One lane per launch a sweep can make (a region's box, at most 2 x rank boxes of the default part
+  // around each region), at most stnc_rt::Lanes::kMax.
+  const size_t launches = std::min<size_t>(8, k.regions.size() * (1 + 2 * static_cast<size_t>(k.rank())));
+  p.line("// The parts' launches on lanes of their own, parallel branches of the step's graph (session 16, acoustic");
+  p.line("// 800^3: 2.97 -> 2.85 ms per step, bench/results/2026-12-01-s16-lanes.md; one second stream for all");
+  p.line("// boxes, or stream priorities, measured no better). Without lanes (no streams): one stream.");
+  p.openScope("cudaError_t launchSweepOnLanes(const stnc_rt::Layout& L_, const stnc_rt::Box& clip_, " + declArgs(k, ArgMode::Sweep) +
+              ", cudaStream_t stream_)");
+  std::string apart;
+  if (k.regions.size() > 1) {
+    std::string lo, hi;
+    for (const dag::Region& r : k.regions) {
+      lo += (lo.empty() ? "" : ", ") + regionBoundsText(k, r, true);
+      hi += (hi.empty() ? "" : ", ") + regionBoundsText(k, r, false);
+    }
+    p.line("// Overlapping regions (updated in declaration order) keep one stream.");
+    p.line("static constexpr int kRegionLo_[][3] = {" + lo + "}, kRegionHi_[][3] = {" + hi + "};");
+    apart = "stnc_rt::regionsApart(L_, kRegionLo_, kRegionHi_, " + std::to_string(k.regions.size()) + ") ? ";
+  }
+  const std::string args = callArgs(k, ArgMode::Sweep);
+  p.line("stnc_rt::Lanes* const lanes_ = " + apart + "stnc_rt::threadLanes(" + std::to_string(launches) + ")" + (apart.empty() ? "" : " : nullptr") + ";");
+  p.line("if (!lanes_) return launchSweep(L_, clip_, " + args + ", stream_);");
+  p.line("cudaError_t e_ = stnc_rt::lanesFork(*lanes_, stream_);");
+  p.line("if (e_ == cudaSuccess) e_ = launchSweep(L_, clip_, " + args + ", stream_, lanes_);");
+  p.line("const cudaError_t join_ = stnc_rt::lanesJoin(*lanes_, stream_);  // also after an error: a capture needs its branches joined");
+  p.line("return e_ != cudaSuccess ? e_ : join_;");
+  p.closeScope("launchSweepOnLanes");
+}
+
 void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   auto constants = [&](const dag::Kernel& kk) {
     emitBlockConstants(p, kk);
@@ -433,6 +465,7 @@ void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
       "return cudaErrorInvalidValue;");
   p.line("return e_;");
   p.closeScope("launchSweep");
+  if (laned) emitSweepOnLanes(p, k);
 }
 
 void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
@@ -444,7 +477,7 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   emitSweep(p, m, k);
   const passes::TemporalPlan plan = passes::planTemporal(m.ctx, k);
   const bool temporal = k.schedule.temporal > 0 && plan.ok;
-  const bool laned = !k.regions.empty();  // launchSweep takes lanes (emitSweep)
+  const std::string sweepFn = k.regions.empty() ? "launchSweep" : "launchSweepOnLanes";  // (emitSweep)
   if (temporal) emitTemporalPair(p, m, k, plan);
   std::string fillDecl = declArgs(k, ArgMode::Fill);
   std::string fillCall = callArgs(k, ArgMode::Fill);
@@ -489,13 +522,13 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.openScope("cudaError_t sweep(const stnc_rt::Layout& L_, " + declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
   p.line("const void* ptrs_[kFieldCount] = {" + ptrs + "};");
   p.line("if (int s_ = check(L_, ptrs_, 128)) return toCuda(s_);");
-  p.line("return launchSweep(L_, stnc_rt::interiorBox(L_), " + sweepCall + ", stream_);");
+  p.line("return " + sweepFn + "(L_, stnc_rt::interiorBox(L_), " + sweepCall + ", stream_);");
   p.closeScope("sweep");
   p.openScope("cudaError_t sweep_box(const stnc_rt::Layout& L_, const long* lo_, const long* hi_, " + declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
   p.line("const void* ptrs_[kFieldCount] = {" + ptrs + "};");
   p.line("if (int s_ = check(L_, ptrs_, 128)) return toCuda(s_);");
   p.line("if (!lo_ || !hi_) return cudaErrorInvalidValue;");
-  p.line("return launchSweep(L_, stnc_rt::intersect(stnc_rt::interiorBox(L_), boxOf(lo_, hi_)), " + sweepCall + ", stream_);");
+  p.line("return " + sweepFn + "(L_, stnc_rt::intersect(stnc_rt::interiorBox(L_), boxOf(lo_, hi_)), " + sweepCall + ", stream_);");
   p.closeScope("sweep_box");
   p.openScope("cudaError_t fill_boundaries(const stnc_rt::Layout& L_" + (fillDecl.empty() ? "" : ", " + fillDecl) +
               ", cudaStream_t stream_)");
@@ -562,36 +595,10 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     p.line("if (e_ == cudaSuccess) rest_ = steps_ % 4;");
     p.closeScope("temporal blocking");
   }
-  if (laned) {
-    // One lane per launch a sweep can make (a region's box, at most 2 x rank boxes of the default
-    // part around each region), at most stnc_rt::Lanes::kMax.
-    const size_t launches = std::min<size_t>(8, k.regions.size() * (1 + 2 * static_cast<size_t>(k.rank())));
-    p.line("// The parts' launches on parallel branches of the graph (stnc_rt::Lanes; session 16, acoustic 800^3:");
-    p.line("// 2.97 -> 2.87 ms per step, bench/results/2026-12-01-s16-lanes.md). Stream priorities did not help.");
-    p.line("stnc_rt::Lanes lanes_;");
-    std::string apart;
-    if (k.regions.size() > 1) {
-      std::string lo, hi;
-      for (const dag::Region& r : k.regions) {
-        lo += (lo.empty() ? "" : ", ") + regionBoundsText(k, r, true);
-        hi += (hi.empty() ? "" : ", ") + regionBoundsText(k, r, false);
-      }
-      p.line("// Overlapping regions (updated in declaration order) keep one stream.");
-      p.line("static constexpr int kRegionLo_[][3] = {" + lo + "}, kRegionHi_[][3] = {" + hi + "};");
-      apart = " && stnc_rt::regionsApart(L_, kRegionLo_, kRegionHi_, " + std::to_string(k.regions.size()) + ")";
-    }
-    p.line("if (e_ == cudaSuccess && rest_ >= 4" + apart + ") e_ = stnc_rt::lanesCreate(lanes_, " + std::to_string(launches) + ");");
-  }
   p.line("// One step: fill boundaries, sweep, add point sources, swap the pairs (pointer roles).");
   p.openScope("auto oneStep_ = [&](cudaStream_t st_)");
   p.line("if (e_ == cudaSuccess) e_ = launchFill(" + fillArgs + ", st_);");
-  if (laned) {
-    p.line("if (e_ == cudaSuccess && lanes_.n > 0) e_ = stnc_rt::lanesFork(lanes_, st_);");
-    p.line("if (e_ == cudaSuccess) e_ = launchSweep(L_, stnc_rt::interiorBox(L_), " + sweepCall + ", st_, &lanes_);");
-    p.line("if (e_ == cudaSuccess && lanes_.n > 0) e_ = stnc_rt::lanesJoin(lanes_, st_);");
-  } else {
-    p.line("if (e_ == cudaSuccess) e_ = launchSweep(L_, stnc_rt::interiorBox(L_), " + sweepCall + ", st_);");
-  }
+  p.line("if (e_ == cudaSuccess) e_ = " + sweepFn + "(L_, stnc_rt::interiorBox(L_), " + sweepCall + ", st_);");
   p.openScope("if (e_ == cudaSuccess && nsources_ > 0)");
   p.line("addSources<<<1, 1, 0, st_>>>(FieldPtrs{{" + ptrs + "}}, dsrc_, nsources_, counter_);");
   p.line("e_ = cudaGetLastError();");
@@ -628,7 +635,6 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("if (graph_) cudaGraphDestroy(graph_);");
   p.line("if (ready_) cudaEventDestroy(ready_);");
   p.line("if (cs_) cudaStreamDestroy(cs_);");
-  if (laned) p.line("stnc_rt::lanesDestroy(lanes_);");
   p.line("if (dsrc_) cudaFree(dsrc_);");
   p.line("if (counter_) cudaFree(counter_);");
   p.line("return e_;");

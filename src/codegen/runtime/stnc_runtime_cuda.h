@@ -448,28 +448,44 @@ inline cudaStream_t laneOf(const Lanes* l, cudaStream_t st, int key) {
   return l->s[key < l->n ? key : l->n - 1];
 }
 
-inline void lanesDestroy(Lanes& l) {
-  for (int i = 0; i < Lanes::kMax; ++i) {
-    if (l.done[i]) cudaEventDestroy(l.done[i]);
-    if (l.s[i]) cudaStreamDestroy(l.s[i]);
-    l.done[i] = nullptr, l.s[i] = nullptr;
+// Grows l to n lanes (at most kMax), keeping those it has (they may be in use by a capture). On an error l
+// keeps the lanes made so far. (Stream priorities, inner or shell first, measured no better: session 16.)
+inline cudaError_t lanesGrow(Lanes& l, int n) {
+  if (n > Lanes::kMax) n = Lanes::kMax;
+  cudaError_t e = l.fork ? cudaSuccess : cudaEventCreateWithFlags(&l.fork, cudaEventDisableTiming);
+  while (e == cudaSuccess && l.n < n) {
+    e = cudaStreamCreateWithFlags(&l.s[l.n], cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&l.done[l.n], cudaEventDisableTiming);
+    if (e == cudaSuccess) ++l.n;
   }
-  if (l.fork) cudaEventDestroy(l.fork);
-  l.fork = nullptr, l.n = 0;
+  return e;
 }
 
-// n lanes (at most kMax). (Stream priorities, inner or shell first, measured no better: session 16.)
-inline cudaError_t lanesCreate(Lanes& l, int n) {
-  lanesDestroy(l);
-  if (n > Lanes::kMax) n = Lanes::kMax;
-  cudaError_t e = cudaEventCreateWithFlags(&l.fork, cudaEventDisableTiming);
-  for (int i = 0; i < n && e == cudaSuccess; ++i) {
-    e = cudaStreamCreateWithFlags(&l.s[i], cudaStreamNonBlocking);
-    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&l.done[i], cudaEventDisableTiming);
-    if (e == cudaSuccess) l.n = i + 1;
+// The lanes of this host thread on the current device (at least n of them), created at the first call and kept
+// for later ones (like the temporal blocking's third array; never destroyed: the process's exit releases
+// them). nullptr when they cannot be made: the caller keeps one stream. Sweeps of several kernels or
+// streams of one thread share the lanes: correct (each fork and join is recorded at its call), but their
+// launches may wait for each other's on a lane.
+inline Lanes* threadLanes(int n) {
+  thread_local Lanes lanes[64];
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
+    (void)cudaGetLastError();
+    return nullptr;
   }
-  if (e != cudaSuccess) lanesDestroy(l);
-  return e;
+  Lanes& l = lanes[dev];
+  if (l.n < n) {
+    // Creating streams and events does not touch a capture in progress (the caller's stream may be captured).
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    (void)cudaThreadExchangeStreamCaptureMode(&mode);
+    const cudaError_t e = lanesGrow(l, n);
+    (void)cudaThreadExchangeStreamCaptureMode(&mode);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+  }
+  return &l;
 }
 
 // Whether no two of the n regions (bounds as in regionBox) share a point of L's interior: overlapping

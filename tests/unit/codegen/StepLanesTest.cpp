@@ -1,6 +1,7 @@
-// codegen/cuda, step(): the launches of a region kernel's parts go to lanes of their own (stnc_rt::Lanes),
-// forked from and joined back into the step's stream inside the captured graph; kernels without regions
-// keep one stream. The GPU checks the results bit for bit (samples/acoustic --check, scripts/gpu-check.sh).
+// codegen/cuda: the launches of a region kernel's parts go to lanes of their own (stnc_rt::Lanes, per host
+// thread and device), forked from and joined back into the caller's stream by every sweep, sweep_box and
+// step (parallel branches of the step's graph); kernels without regions keep one stream. The GPU checks
+// the results bit for bit (samples/acoustic --check, scripts/gpu-check.sh).
 #include <doctest/doctest.h>
 
 #include "unit/codegen/CodegenTestUtil.h"
@@ -21,53 +22,61 @@ size_t at(const std::string& text, const std::string& what, size_t from = 0) {
   return p;
 }
 
-}  // namespace
-
-TEST_CASE("a region kernel's step spreads its part launches over one lane each, inside the captured graph") {
-  const std::string cu = cudaOf(test::kAcousticShell);
-  // The region takes lane 0, the default part's boxes (six around the region in 3-D) lanes 1 + b_.
-  at(cu, "launchPart_inner(L_, b_, u, roc2, eta, v, phi, stnc_rt::laneOf(lanes_, stream_, 0))");
-  at(cu, "launchPart(L_, boxes_[b_], u, roc2, eta, v, phi, stnc_rt::laneOf(lanes_, stream_, 1 + b_))");
-  const size_t step = at(cu, "cudaError_t step(");
-  const size_t create = at(cu, "e_ = stnc_rt::lanesCreate(lanes_, 7);", step);
-  // Fork, the sweep on the lanes, join: then the point sources (which may hit any part's points).
-  const size_t fork = at(cu, "e_ = stnc_rt::lanesFork(lanes_, st_);", step);
-  const size_t sweep = at(cu, "e_ = launchSweep(L_, stnc_rt::interiorBox(L_), u, roc2, eta, v, phi, st_, &lanes_);", step);
-  const size_t join = at(cu, "e_ = stnc_rt::lanesJoin(lanes_, st_);", step);
-  const size_t sources = at(cu, "addSources<<<1, 1, 0, st_>>>", step);
-  CHECK(create < fork);
-  CHECK(fork < sweep);
-  CHECK(sweep < join);
-  CHECK(join < sources);
-  // Lanes only for runs that capture a graph, released with it.
-  CHECK(cu.find("if (e_ == cudaSuccess && rest_ >= 4) e_ = stnc_rt::lanesCreate") != std::string::npos);
-  CHECK(cu.find("stnc_rt::lanesDestroy(lanes_);", join) != std::string::npos);
-  // sweep() and sweep_box() (one sweep on the caller's stream) keep one stream.
-  const size_t sw = at(cu, "cudaError_t sweep(");
-  const std::string sweepFn = cu.substr(sw, at(cu, "}  // sweep", sw) - sw);
-  CHECK(sweepFn.find("lanes_") == std::string::npos);
+// The text of generated function `name` (from its signature to its closing comment).
+std::string function(const std::string& cu, const std::string& name) {
+  const size_t a = at(cu, "cudaError_t " + name + "(");
+  return cu.substr(a, at(cu, "}  // " + name, a) - a);
 }
 
-TEST_CASE("lanes: one per possible launch, 1 + 2 x rank per region, at most eight") {
+}  // namespace
+
+TEST_CASE("a region kernel's sweeps spread their part launches over one lane each, forked and joined on the caller's stream") {
+  const std::string cu = cudaOf(test::kAcousticShell);
+  // The region takes lane 0, the default part's boxes (six around the region in 3-D) lanes 1 + b_.
+  const std::string sweep = function(cu, "launchSweep");
+  at(sweep, "launchPart_inner(L_, b_, u, roc2, eta, v, phi, stnc_rt::laneOf(lanes_, stream_, 0))");
+  at(sweep, "launchPart(L_, boxes_[b_], u, roc2, eta, v, phi, stnc_rt::laneOf(lanes_, stream_, 1 + b_))");
+  // Seven lanes for one region in 3-D; without them (no streams) one stream; fork, launches, join.
+  const std::string lanes = function(cu, "launchSweepOnLanes");
+  const size_t get = at(lanes, "stnc_rt::Lanes* const lanes_ = stnc_rt::threadLanes(7);");
+  const size_t fallback = at(lanes, "if (!lanes_) return launchSweep(L_, clip_, u, roc2, eta, v, phi, stream_);");
+  const size_t fork = at(lanes, "cudaError_t e_ = stnc_rt::lanesFork(*lanes_, stream_);");
+  const size_t run = at(lanes, "if (e_ == cudaSuccess) e_ = launchSweep(L_, clip_, u, roc2, eta, v, phi, stream_, lanes_);");
+  const size_t join = at(lanes, "const cudaError_t join_ = stnc_rt::lanesJoin(*lanes_, stream_);");
+  CHECK(get < fallback);
+  CHECK(fallback < fork);
+  CHECK(fork < run);
+  CHECK(run < join);
+  // Every entry point goes through the lanes; in step(), before the point sources (which may hit any part).
+  at(function(cu, "sweep"), "return launchSweepOnLanes(L_, stnc_rt::interiorBox(L_), u, roc2, eta, v, phi, stream_);");
+  at(function(cu, "sweep_box"), "return launchSweepOnLanes(L_, stnc_rt::intersect(stnc_rt::interiorBox(L_), boxOf(lo_, hi_)), ");
+  const std::string step = function(cu, "step");
+  CHECK(at(step, "e_ = launchSweepOnLanes(L_, stnc_rt::interiorBox(L_), u, roc2, eta, v, phi, st_);") <
+        at(step, "addSources<<<1, 1, 0, st_>>>"));
+  CHECK(step.find("launchSweep(") == std::string::npos);
+}
+
+TEST_CASE("lanes: one per possible launch, 1 + 2 x rank per region, at most eight, none for overlapping regions") {
   const std::string two = cudaOf(
       "stencil s(i, j) : f32 { in u; inout v; region a = [2:-2, 2:-2];\n"
       "  v @ a = u[i+1, j] + u[i-1, j];\n  v = u; }");
-  CHECK(two.find("e_ = stnc_rt::lanesCreate(lanes_, 5);") != std::string::npos);
+  CHECK(two.find("stnc_rt::Lanes* const lanes_ = stnc_rt::threadLanes(5);") != std::string::npos);
   const std::string many = cudaOf(
       "stencil s(i, j, k) : f64 { in u; inout v; region a = [2:-2, 2:-2, 2:-2]; region b = [1:-1, 1:-1, 1:-1];\n"
       "  v @ a = u[i+1, j, k] + u[i-1, j, k];\n  v @ b = 2.0 * u;\n  v = u; }");
   // Two regions may overlap (on small grids, or as written: these do): then one stream, checked per call.
   CHECK(many.find("static constexpr int kRegionLo_[][3] = {{2, 2, 2}, {1, 1, 1}}, kRegionHi_[][3] = {{-2, -2, -2}, {-1, -1, -1}};") !=
         std::string::npos);
-  CHECK(many.find("if (e_ == cudaSuccess && rest_ >= 4 && stnc_rt::regionsApart(L_, kRegionLo_, kRegionHi_, 2)) e_ = "
-                  "stnc_rt::lanesCreate(lanes_, 8);") != std::string::npos);
+  CHECK(many.find("stnc_rt::Lanes* const lanes_ = stnc_rt::regionsApart(L_, kRegionLo_, kRegionHi_, 2) ? stnc_rt::threadLanes(8) : nullptr;") !=
+        std::string::npos);
   CHECK(many.find("stnc_rt::laneOf(lanes_, stream_, 1)") != std::string::npos);  // region b
 }
 
-TEST_CASE("a kernel without regions launches on the step's stream only") {
+TEST_CASE("a kernel without regions launches on the caller's stream only") {
   const std::string cu = cudaOf("stencil s(i, j, k) : f64 { in u; out w; w = u[i+1, j, k] + u[i-1, j, k]; }");
   CHECK(cu.find("cudaStreamBeginCapture") != std::string::npos);
-  // (The runtime embedded in every .cu defines stnc_rt::Lanes; the step does not use it.)
+  // (The runtime embedded in every .cu defines stnc_rt::Lanes; the kernel's code does not use it.)
   CHECK(cu.find("stnc_rt::laneOf(") == std::string::npos);
+  CHECK(cu.find("launchSweepOnLanes") == std::string::npos);
   CHECK(cu.find("lanes_") == std::string::npos);
 }
