@@ -70,6 +70,8 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
     r.cols = span.cols;
     r.hi1 = hi1;
     r.hi2 = span.a2 + span.cols - width;
+    r.reach2lo = lo2;
+    r.reach2hi = hi2;
     r.amin = amin;
     r.amax = amax;
     r.slots = amax - amin + 2 + plan.depth;

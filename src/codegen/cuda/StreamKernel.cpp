@@ -207,11 +207,10 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
   const int tileRows = k.schedule.blockY * rows;
   // Slots padded for the accelerator (a --tma=on plan the fused kernel copies with cp.async) are further apart.
   const bool padded = std::any_of(sp.rings.begin(), sp.rings.end(), [](const passes::SmemRing& r) { return r.slotElems != static_cast<long>(r.rows) * r.cols; });
-  p.line("// Tile copies skip the chunks no point of the box reads (STNC_RING_CLIP, default on) only for boxes at");
-  p.line("// least two tiles across in dims 1 and 2: measured (samples/acoustic/profile.sh) it cut the acoustic");
-  p.line("// inner region's DRAM reads 5.99 -> 5.41 GB and 2030 -> 1906 us, but slowed the 27-wide PML faces");
-  p.line("// (193 -> 216 us). far_ moves the bounds of a thin box outside any array: nothing is skipped.");
-  p.line("const long far_ = B_.hi[1] - B_.lo[1] >= 2 * kBlockY" + rowsTimes + " && B_.hi[2] - B_.lo[2] >= 2 * kBlockX * kVec ? 0 : 1L << 40;");
+  p.line("// Tile copies skip the chunks no point of the box reads (STNC_RING_CLIP, default on): the box grown by");
+  p.line("// each field's footprint. Measured (samples/acoustic/profile.sh): the acoustic inner region's DRAM reads");
+  p.line("// 5.99 -> 5.41 GB (2030 -> 1906 us); since session 16 thin boxes too, with the footprint's columns rather");
+  p.line("// than the tile's: the 27-column PML faces 536 -> 453 MB of DRAM reads, 206 -> 190 us.");
   for (const passes::SmemRing& r : sp.rings) {
     // A tile without halo, read at one plane, is read by this block only: its copies may leave L2 first.
     const bool reused = r.lo1 != 0 || r.rows != tileRows || r.a2 != 0 || r.cols != tileCols || r.amin != r.amax;
@@ -219,8 +218,8 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
     // out to chunks, as the tile is).
     p.line("const stnc_rt::RingCopier<real, " + std::to_string(r.rows) + ", " + std::to_string(r.cols) + ", kBlockX * kBlockY, " +
            (reused ? "true" : "false") + (padded ? ", " + std::to_string(r.slotElems) : "") + "> " + cIdent(r.field) + "C_(L_, " +
-           ringName(r.field) + ", yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) + ", tid_, B_.lo[1]" + plusTerm(r.lo1) + " - far_, B_.hi[1]" +
-           plusTerm(r.hi1) + " + far_, B_.lo[2]" + plusTerm(r.a2) + " - far_, B_.hi[2]" + plusTerm(r.hi2) + " + far_);  // this thread's chunks of a " +
+           ringName(r.field) + ", yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) + ", tid_, B_.lo[1]" + plusTerm(r.lo1) + ", B_.hi[1]" +
+           plusTerm(r.hi1) + ", B_.lo[2]" + plusTerm(r.reach2lo) + ", B_.hi[2]" + plusTerm(r.reach2hi) + ");  // this thread's chunks of a " +
            r.field + " tile" + (reused ? " (read by neighbouring blocks too)" : " (this block's only)"));
     p.line(threadPoint(r, rowsTimes));
     for (int d = r.amin; d < r.amax; ++d)
