@@ -78,7 +78,7 @@ std::string cIdent(const std::string& name) {
       "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "__global__", "__device__", "__host__",
       // the generated API
       "real", "stn", "stnc_rt", "std", "cpu", "cuda", "check", "layout", "index", "boxOf", "Source", "sourceIndex",
-      "checkSources", "DevSource", "FieldPtrs", "addSources", "toCuda", "sweep", "sweep_box", "step",
+      "checkSources", "DevSource", "FieldPtrs", "addSources", "addPoint", "add_sources", "toCuda", "sweep", "sweep_box", "step",
       "fill_boundaries", "sweepKernel", "sweepPart", "fillKernel", "launchSweep", "launchSweepOnLanes", "launchPart", "launchFill",
       "kRank", "kAxes", "kHalo", "kHaloInternal", "kPad", "kFieldCount", "kParamCount", "kFields", "kBlockX",
       "kBlockY", "kChunk"};

@@ -267,6 +267,11 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("// The step loop runs as a captured CUDA graph (two steps per replay).");
   p.line("cudaError_t step(const stnc_rt::Layout& L_, long steps_, " + declArgs(k, ArgMode::Step) +
          ", cudaStream_t stream_ = 0, const Source* sources_ = nullptr, int nsources_ = 0);");
+  p.line("// What step() does after each sweep, for loops of one's own (the distributed launcher's): adds");
+  p.line("// sources_[q].wavelet[t_] at each source's point of fields_[sources_[q].field], in order, on `stream`.");
+  p.line("// fields_: kFieldCount device pointers in kFields order; wavelets are device pointers.");
+  p.line("cudaError_t add_sources(const stnc_rt::Layout& L_, real* const* fields_, const Source* sources_, int nsources_, long t_,");
+  p.line("                        cudaStream_t stream_ = 0);");
   p.closeScope("namespace cuda");
   p.line("#endif");
   p.closeScope("namespace stn::" + cIdent(k.name));

@@ -2,10 +2,12 @@
 // file with nvcc -arch=sm_90 (and, as C++, with the host compiler and STNC_WITH_CUDA), which is all
 // a machine without a GPU can check. With a GPU per rank it runs heat3d and hypterm distributed on
 // device arrays and requires every field's interior to be bit-identical to stn::K::cuda::step on the
-// global grid (exit 77 = skipped: no CUDA device).
+// global grid (exit 77 = skipped: no CUDA device); the f32 wave with point sources (device wavelets; one on
+// the rank boundary of a 2-rank split, one into the constant field roc2) as well.
 //   mpirun -np N mpi_cuda_test [--size 37x19x23] [--steps N] [--dims AxBxC]
 #include "heat3d_mpi.h"
 #include "hypterm_mpi.h"
+#include "wave_mpi.h"
 
 #include "MpiTest.h"
 
@@ -131,6 +133,25 @@ int main(int argc, char** argv) {
     mpitest::Args b = a;
     b.steps = 2;
     failures += runDevice(k, b, me);
+  }
+  {
+    namespace W = stn::wave;
+    // Sources in global coordinates (i, j, k): fields u = 0, roc2 = 1, v = 2 (by role); wavelets on the device.
+    std::vector<W::real> host(4096);
+    for (size_t t = 0; t < host.size(); ++t) host[t] = static_cast<W::real>(mpitest::hashValue(7, t, -0.01, 0.01));
+    W::real* wavelet = devAlloc<W::real>(host.size());
+    if (!wavelet || cudaMemcpy(wavelet, host.data(), host.size() * sizeof(W::real), cudaMemcpyHostToDevice) != cudaSuccess)
+      failures += mpitest::fail(me, "wavelet upload", stnc_mpi::kCudaError);
+    const W::Source src[3] = {{2, a.n[0] / 2, 7, 11, wavelet}, {0, 12, 0, 0, wavelet + 1}, {1, 11, 10, 16, wavelet + 2}};
+    DevKernel<W::real> k{"wave", W::kFieldCount, W::kFields,
+        [](const long* n) { return W::layout(n[0], n[1], n[2]); },
+        [](const long* n, const int* dims, stnc_mpi::Domain& D) { return W::mpi::make_domain(MPI_COMM_WORLD, n[0], n[1], n[2], D, dims); },
+        [&](const stnc_rt::Layout& L, long steps, W::real** f) { return W::cuda::step(L, steps, f[0], f[1], f[2], 0, src, 3); },
+        [&](stnc_mpi::Domain& D, long steps, W::real** f) { return W::mpi::cuda::step(D, steps, f[0], f[1], f[2], 0, src, 3); },
+        [](const stnc_mpi::Domain& D, int root, const W::real* l, W::real* g) { return W::mpi::cuda::gather(D, root, l, g); },
+        [](const stnc_mpi::Domain& D, int root, const W::real* g, W::real* l) { return W::mpi::cuda::scatter(D, root, g, l); }};
+    if (a.steps + 2 <= static_cast<long>(host.size())) failures += runDevice(k, a, me);
+    cudaFree(wavelet);
   }
   long total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

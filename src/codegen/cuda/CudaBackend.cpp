@@ -512,6 +512,10 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("for (int q_ = 0; q_ < n_; ++q_) f_.p[s_[q_].field][s_[q_].at] += s_[q_].wavelet[t_];");
   p.line("*counter_ = t_ + 1;");
   p.closeScope("addSources");
+  p.line("// One source of add_sources: *value_ added at *at_.");
+  p.openScope("__global__ void addPoint(real* at_, const real* value_)");
+  p.line("*at_ += *value_;");
+  p.closeScope("addPoint");
   p.closeScope("namespace");
   p.line();
   std::string ptrs;
@@ -536,6 +540,17 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   for (const std::string& f : ruledFields(k)) p.line("if (!" + cIdent(f) + ") return cudaErrorInvalidValue;");
   p.line("return launchFill(" + fillArgs + ", stream_);");
   p.closeScope("fill_boundaries");
+  p.openScope("cudaError_t add_sources(const stnc_rt::Layout& L_, real* const* fields_, const Source* sources_, int nsources_, long t_, "
+              "cudaStream_t stream_)");
+  p.line("if (!fields_ || nsources_ < 0 || (nsources_ > 0 && !sources_) || t_ < 0) return cudaErrorInvalidValue;");
+  p.line("if (int s_ = checkSources(L_, sources_, nsources_)) return toCuda(s_);");
+  p.openScope("for (int q_ = 0; q_ < nsources_; ++q_)");
+  p.line("if (!fields_[sources_[q_].field]) return cudaErrorInvalidValue;");
+  p.line("addPoint<<<1, 1, 0, stream_>>>(fields_[sources_[q_].field] + sourceIndex(L_, sources_[q_]), sources_[q_].wavelet + t_);");
+  p.line("if (cudaError_t e_ = cudaGetLastError()) return e_;");
+  p.closeScope("for q_");
+  p.line("return cudaSuccess;");
+  p.closeScope("add_sources");
   p.openScope("cudaError_t step(const stnc_rt::Layout& L_, long steps_, " + declArgs(k, ArgMode::Step) +
               ", cudaStream_t stream_, const Source* sources_, int nsources_)");
   p.line("if (steps_ < 0 || nsources_ < 0 || (nsources_ > 0 && !sources_)) return cudaErrorInvalidValue;");

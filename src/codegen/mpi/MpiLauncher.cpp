@@ -281,6 +281,22 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     p.line(fieldArray);
   };
 
+  // A source g_ (global coordinates) on this rank: the test, and its local coordinates.
+  std::string inside, local;
+  for (int a = 0; a < k.rank(); ++a) {
+    const std::string d = std::to_string(internalDim(k, a)), c = "g_." + cIdent(k.axes[a]);
+    inside += std::string(a ? " && " : "") + c + " >= D_.offset[" + d + "] && " + c + " < D_.offset[" + d + "] + D_.n[" + d + "]";
+    local += std::string(a ? ", " : "") + c + " - D_.offset[" + d + "]";
+  }
+  // The head of a step with point sources: arguments checked, hot_ = whether every field is exchanged every step.
+  auto emitSourcesHead = [&] {
+    p.line("if (int s_ = ::" + ns + "::checkSources(D_.G, sources_, nsources_)) return s_;");
+    emitRuleValues();
+    p.line("// A source into a constant field makes it change: then every field is exchanged every step.");
+    p.line("bool hot_ = false;");
+    p.line("for (int q_ = 0; q_ < nsources_; ++q_) hot_ = hot_ || kConstant[sources_[q_].field];");
+  };
+
   p.line("#if !defined(STNC_NO_MPI)");
   p.openScope("namespace cpu");
   p.line("// steps x (halo exchange + boundary rules, sweep, swap pairs) on this rank's host arrays; the interior");
@@ -293,23 +309,13 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
   p.line("const void* ptrs_[kFieldCount] = {" + fields + "};");
   p.line("if (int s_ = ::" + ns + "::check(D_.L, ptrs_, alignof(real))) return s_;");
-  p.line("if (int s_ = ::" + ns + "::checkSources(D_.G, sources_, nsources_)) return s_;");
-  emitRuleValues();
-  p.line("// A source into a constant field makes it change: then every field is exchanged every step.");
-  p.line("bool hot_ = false;");
-  p.line("for (int q_ = 0; q_ < nsources_; ++q_) hot_ = hot_ || kConstant[sources_[q_].field];");
+  emitSourcesHead();
   p.openScope("for (long s_ = 0; s_ < steps_; ++s_)");
   p.line(fieldArray);
   p.line("auto sweep_ = [&](const stnc_mpi::Box3& b_) { " + boxArrays + "return ::" + ns + "::cpu::sweep_box(" + sweepLayout + ", lo_, hi_, " +
          sweepArgs + "); };");
   p.line("if (int e_ = stnc_mpi::stepHost<real>(D_, kSpec, f_, values_, s_ == 0 || hot_, sweep_)) return e_;");
   {
-    std::string inside, local;
-    for (int a = 0; a < k.rank(); ++a) {
-      const std::string d = std::to_string(internalDim(k, a)), c = "g_." + cIdent(k.axes[a]);
-      inside += std::string(a ? " && " : "") + c + " >= D_.offset[" + d + "] && " + c + " < D_.offset[" + d + "] + D_.n[" + d + "]";
-      local += std::string(a ? ", " : "") + c + " - D_.offset[" + d + "]";
-    }
     p.openScope("for (int q_ = 0; q_ < nsources_; ++q_)");
     p.line("const Source& g_ = sources_[q_];");
     p.line("if (!(" + inside + ")) continue;");
@@ -346,18 +352,28 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("// (cudaMemcpy3DAsync), sent (STNC_USE_NCCL: ncclSend/ncclRecv on the second stream, no host wait;");
   p.line("// else MPI: device buffers with CUDA-aware MPI, or pinned host staging) and unpacked on a second");
   p.line("// stream. Returns a stnc_mpi/stnc_rt status (kCudaError: see cudaGetLastError; kNcclError).");
-  p.line("// No point sources yet: adding wavelet[t] on the device needs a kernel of " + m.sourceName + ".cu (DISTRIBUTED.md).");
-  p.openScope("inline int step(Domain& D_, long steps_, " + declArgs(k, ArgMode::Step) + ", cudaStream_t stream_ = 0)");
-  p.line("if (steps_ < 0) return stnc_rt::kBadArgument;");
+  p.line("// Point sources use global coordinates (wavelets: device pointers); the rank that owns the point adds");
+  p.line("// wavelet[t] on stream_ after the sweep, before the swaps (::" + ns + "::cuda::add_sources).");
+  p.openScope("inline int step(Domain& D_, long steps_, " + declArgs(k, ArgMode::Step) +
+              ", cudaStream_t stream_ = 0, const Source* sources_ = nullptr, int nsources_ = 0)");
+  p.line("if (steps_ < 0 || nsources_ < 0 || (nsources_ > 0 && !sources_)) return stnc_rt::kBadArgument;");
   p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
   p.line("const void* ptrs_[kFieldCount] = {" + fields + "};");
   p.line("if (int s_ = ::" + ns + "::check(D_.L, ptrs_, 128)) return s_;");
-  emitRuleValues();
+  emitSourcesHead();
+  p.line("std::vector<Source> mine_;  // this rank's sources, in local coordinates");
+  p.openScope("for (int q_ = 0; q_ < nsources_; ++q_)");
+  p.line("const Source& g_ = sources_[q_];");
+  p.line("if (!(" + inside + ")) continue;");
+  p.line("mine_.push_back(Source{g_.field, " + local + ", g_.wavelet});");
+  p.closeScope("for q_");
   p.openScope("for (long s_ = 0; s_ < steps_; ++s_)");
   p.line(fieldArray);
   p.line("auto sweep_ = [&](const stnc_mpi::Box3& b_, cudaStream_t st_) { " + boxArrays + "return ::" + ns +
          "::cuda::sweep_box(" + sweepLayout + ", lo_, hi_, " + sweepArgs + ", st_); };");
-  p.line("if (int e_ = stnc_mpi::stepCuda<real>(D_, kSpec, f_, values_, s_ == 0, sweep_, stream_)) return e_;");
+  p.line("if (int e_ = stnc_mpi::stepCuda<real>(D_, kSpec, f_, values_, s_ == 0 || hot_, sweep_, stream_)) return e_;");
+  p.line("if (!mine_.empty() && ::" + ns + "::cuda::add_sources(D_.L, f_, mine_.data(), static_cast<int>(mine_.size()), s_, stream_) != cudaSuccess)");
+  p.line("  return stnc_mpi::kCudaError;");
   emitSwaps();
   p.closeScope("for s_");
   p.line("return stnc_mpi::cudaStatus(cudaStreamSynchronize(stream_));");

@@ -80,3 +80,17 @@ TEST_CASE("a kernel without regions launches on the caller's stream only") {
   CHECK(cu.find("launchSweepOnLanes") == std::string::npos);
   CHECK(cu.find("lanes_") == std::string::npos);
 }
+
+TEST_CASE("cuda::add_sources: declared in the header, defined in the .cu with its checks, one ordered launch per source") {
+  auto c = test::compileText(test::kAcousticShell);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  const auto files = test::generateAll(*c->module);
+  CHECK(files.at(".h").find("cudaError_t add_sources(const stnc_rt::Layout& L_, real* const* fields_, const Source* sources_, int nsources_, long t_,") !=
+        std::string::npos);
+  const std::string fn = function(files.at(".cu"), "add_sources");
+  const size_t args = at(fn, "if (!fields_ || nsources_ < 0 || (nsources_ > 0 && !sources_) || t_ < 0) return cudaErrorInvalidValue;");
+  const size_t bounds = at(fn, "if (int s_ = checkSources(L_, sources_, nsources_)) return toCuda(s_);");
+  const size_t add = at(fn, "addPoint<<<1, 1, 0, stream_>>>(fields_[sources_[q_].field] + sourceIndex(L_, sources_[q_]), sources_[q_].wavelet + t_);");
+  CHECK(args < bounds);
+  CHECK(bounds < add);
+}
