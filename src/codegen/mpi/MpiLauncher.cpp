@@ -288,8 +288,13 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     inside += std::string(a ? " && " : "") + c + " >= D_.offset[" + d + "] && " + c + " < D_.offset[" + d + "] + D_.n[" + d + "]";
     local += std::string(a ? ", " : "") + c + " - D_.offset[" + d + "]";
   }
-  // The head of a step with point sources: arguments checked, hot_ = whether every field is exchanged every step.
-  auto emitSourcesHead = [&] {
+  // The head of a step: arguments checked (arrays aligned to `align`), the rules' values, hot_ = whether
+  // every field is exchanged every step.
+  auto emitStepHead = [&](const std::string& align) {
+    p.line("if (steps_ < 0 || nsources_ < 0 || (nsources_ > 0 && !sources_)) return stnc_rt::kBadArgument;");
+    p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
+    p.line("const void* ptrs_[kFieldCount] = {" + fields + "};");
+    p.line("if (int s_ = ::" + ns + "::check(D_.L, ptrs_, " + align + ")) return s_;");
     p.line("if (int s_ = ::" + ns + "::checkSources(D_.G, sources_, nsources_)) return s_;");
     emitRuleValues();
     p.line("// A source into a constant field makes it change: then every field is exchanged every step.");
@@ -305,11 +310,7 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("// coordinates; the rank that owns the point adds wavelet[t] after the sweep, before the swaps.");
   p.openScope("inline int step(Domain& D_, long steps_, " + declArgs(k, ArgMode::Step) +
               ", const Source* sources_ = nullptr, int nsources_ = 0)");
-  p.line("if (steps_ < 0 || nsources_ < 0 || (nsources_ > 0 && !sources_)) return stnc_rt::kBadArgument;");
-  p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
-  p.line("const void* ptrs_[kFieldCount] = {" + fields + "};");
-  p.line("if (int s_ = ::" + ns + "::check(D_.L, ptrs_, alignof(real))) return s_;");
-  emitSourcesHead();
+  emitStepHead("alignof(real)");
   p.openScope("for (long s_ = 0; s_ < steps_; ++s_)");
   p.line(fieldArray);
   p.line("auto sweep_ = [&](const stnc_mpi::Box3& b_) { " + boxArrays + "return ::" + ns + "::cpu::sweep_box(" + sweepLayout + ", lo_, hi_, " +
@@ -356,11 +357,7 @@ void emitKernelMpi(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("// wavelet[t] on stream_ after the sweep, before the swaps (::" + ns + "::cuda::add_sources).");
   p.openScope("inline int step(Domain& D_, long steps_, " + declArgs(k, ArgMode::Step) +
               ", cudaStream_t stream_ = 0, const Source* sources_ = nullptr, int nsources_ = 0)");
-  p.line("if (steps_ < 0 || nsources_ < 0 || (nsources_ > 0 && !sources_)) return stnc_rt::kBadArgument;");
-  p.line("if (D_.spec != &kSpec) return stnc_mpi::kWrongDomain;");
-  p.line("const void* ptrs_[kFieldCount] = {" + fields + "};");
-  p.line("if (int s_ = ::" + ns + "::check(D_.L, ptrs_, 128)) return s_;");
-  emitSourcesHead();
+  emitStepHead("128");
   p.line("std::vector<Source> mine_;  // this rank's sources, in local coordinates");
   p.openScope("for (int q_ = 0; q_ < nsources_; ++q_)");
   p.line("const Source& g_ = sources_[q_];");
