@@ -31,6 +31,11 @@ std::vector<int> kernelParts(const Kernel& k) {
   return parts;
 }
 
+int partLaunchLanes(const Kernel& k) {
+  const size_t launches = k.regions.size() * (1 + 2 * static_cast<size_t>(k.rank()));
+  return static_cast<int>(std::min<size_t>(8, launches));
+}
+
 std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k, int region) {
   std::vector<char> live(ctx.size(), 0);
   std::vector<NodeId> work;

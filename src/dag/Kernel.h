@@ -232,5 +232,8 @@ std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k, int region);
 // How reports and comments name a part: "default part" (-1) or "region NAME".
 std::string partLabel(const Kernel& k, int part);
 std::vector<int> kernelParts(const Kernel& k);
+// The most launches one sweep of a kernel with regions makes (each region's box, at most 2 x rank boxes of
+// the default part around each region), at most 8: the CUDA launcher's lanes (stnc_rt::Lanes). 0 without regions.
+int partLaunchLanes(const Kernel& k);
 
 }  // namespace stnc::dag

@@ -97,6 +97,10 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
     }
     os << "  temporal : " << (k.schedule.temporalWhy.empty() ? "-" : k.schedule.temporalWhy) << "\n";
     if (!k.fusionWhy.empty()) os << "  fusion   : " << k.fusionWhy << "\n";
+    if (!k.regions.empty())
+      os << "  parts    : CUDA: up to " << dag::partLaunchLanes(k)
+         << " launches per sweep (each region's box, the default part's boxes around them) run concurrently, one stream each, "
+            "forked from and joined into the caller's (one stream when regions overlap)\n";
     if (k.sumFactor) {
       const dag::SumFactor& f = *k.sumFactor;
       os << "  factored : shared partial sums of " << f.field << " (" << f.terms.size() << " terms over planes " << f.d0lo() << ".."

@@ -377,9 +377,7 @@ std::string partNamespace(const dag::Kernel& k, int part) { return part < 0 ? "d
 // The launches of a region kernel's parts on lanes of their own (stnc_rt::Lanes, kept per host thread and
 // device), forked from and joined back into the caller's stream: parallel branches of a captured graph.
 void emitSweepOnLanes(CPrinter& p, const dag::Kernel& k) {
-  // One lane per launch a sweep can make (a region's box, at most 2 x rank boxes of the default part
-  // around each region), at most stnc_rt::Lanes::kMax.
-  const size_t launches = std::min<size_t>(8, k.regions.size() * (1 + 2 * static_cast<size_t>(k.rank())));
+  const int launches = dag::partLaunchLanes(k);  // one lane per launch a sweep can make (stnc_rt::Lanes::kMax = 8)
   p.line("// The parts' launches on lanes of their own, parallel branches of the step's graph (session 16, acoustic");
   p.line("// 800^3: 2.97 -> 2.85 ms per step, bench/results/2026-12-01-s16-lanes.md; one second stream for all");
   p.line("// boxes, or stream priorities, measured no better). Without lanes (no streams): one stream.");

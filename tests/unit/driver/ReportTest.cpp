@@ -36,6 +36,17 @@ TEST_CASE("--report names a part's own schedule and the other part's rings") {
   CHECK(r.find("16 compulsory bytes per point") != std::string::npos);
   CHECK(r.find("part cost: default part: 35 loads,") != std::string::npos);
   CHECK(r.find("28 compulsory bytes per point") != std::string::npos);
+  // The parts' launches run concurrently on the CUDA side: seven for one region in 3-D.
+  CHECK(r.find("  parts    : CUDA: up to 7 launches per sweep") != std::string::npos);
+}
+
+TEST_CASE("--report: a kernel without regions has no parts line") {
+  auto c = test::compileText("stencil s(i, j, k) : f64 { in u; out w; w = u[i+1, j, k] + u[i-1, j, k]; }");
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  std::ostringstream os;
+  driver::printReport(os, *c->module, {});
+  CHECK(os.str().find("stencil s (f64, rank 3)") != std::string::npos);
+  CHECK(os.str().find("parts    :") == std::string::npos);
 }
 
 TEST_CASE("costOf per part counts only the fields the part touches") {
