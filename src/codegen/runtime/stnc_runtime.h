@@ -294,3 +294,20 @@ STNC_HD inline T divide(T a, T b) {
 
 }  // namespace stnc_rt
 #endif  // STNC_RUNTIME_DIVIDE_V1
+
+// Regions apart (session 16; own guard, like divide): whether no two of the n regions (bounds as in
+// regionBox) share a point of L's interior. Overlapping regions are updated in declaration order, so the
+// CUDA launcher's sweeps keep one stream for them (stnc_rt::Lanes, stnc_runtime_cuda.h).
+#ifndef STNC_RUNTIME_REGIONS_APART_V1
+#define STNC_RUNTIME_REGIONS_APART_V1
+namespace stnc_rt {
+
+inline bool regionsApart(const Layout& L, const int (*lo)[3], const int (*hi)[3], int n) {
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b)
+      if (!boxEmpty(intersect(regionBox(L, lo[a], hi[a]), regionBox(L, lo[b], hi[b])))) return false;
+  return true;
+}
+
+}  // namespace stnc_rt
+#endif  // STNC_RUNTIME_REGIONS_APART_V1

@@ -488,15 +488,6 @@ inline Lanes* threadLanes(int n) {
   return &l;
 }
 
-// Whether no two of the n regions (bounds as in regionBox) share a point of L's interior: overlapping
-// regions are updated in declaration order, so their launches keep one stream.
-inline bool regionsApart(const Layout& L, const int (*lo)[3], const int (*hi)[3], int n) {
-  for (int a = 0; a < n; ++a)
-    for (int b = a + 1; b < n; ++b)
-      if (!boxEmpty(intersect(regionBox(L, lo[a], hi[a]), regionBox(L, lo[b], hi[b])))) return false;
-  return true;
-}
-
 // Every lane waits for the work queued on st so far.
 inline cudaError_t lanesFork(Lanes& l, cudaStream_t st) {
   cudaError_t e = l.n > 0 ? cudaEventRecord(l.fork, st) : cudaSuccess;

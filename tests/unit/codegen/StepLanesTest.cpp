@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "unit/codegen/CodegenTestUtil.h"
+#include "codegen/runtime/stnc_runtime.h"
 
 using namespace stnc;
 
@@ -93,4 +94,30 @@ TEST_CASE("cuda::add_sources: declared in the header, defined in the .cu with it
   const size_t add = at(fn, "addPoint<<<1, 1, 0, stream_>>>(fields_[sources_[q_].field] + sourceIndex(L_, sources_[q_]), sources_[q_].wavelet + t_);");
   CHECK(args < bounds);
   CHECK(bounds < add);
+}
+
+TEST_CASE("stnc_rt::regionsApart: regions clipped to the interior, apart or sharing a point, decided per layout") {
+  stnc_rt::Layout L{};
+  const long n37[3] = {37, 19, 23};
+  const int halo[3] = {1, 1, 1};
+  REQUIRE(stnc_rt::makeLayout(n37, halo, 8, L));
+  // tests/gpu/tworegions.stn's regions: [2, 17) and [20, 35) along i at 37 points; [2, 27) and [12, 35).
+  static constexpr int apartLo[][3] = {{2, 1, 1}, {20, 2, 0}}, apartHi[][3] = {{-20, -1, -1}, {-2, -2, 0}};
+  static constexpr int overlapLo[][3] = {{2, 1, 1}, {12, 2, 0}}, overlapHi[][3] = {{-10, -1, -1}, {-2, -2, 0}};
+  CHECK(stnc_rt::regionsApart(L, apartLo, apartHi, 2));
+  CHECK_FALSE(stnc_rt::regionsApart(L, overlapLo, overlapHi, 2));
+  // The same bounds overlap on a grid of 64 points along i ([2, 44) and [20, 62)): the check is per call.
+  const long n64[3] = {64, 19, 23};
+  REQUIRE(stnc_rt::makeLayout(n64, halo, 8, L));
+  CHECK_FALSE(stnc_rt::regionsApart(L, apartLo, apartHi, 2));
+  // Touching is not sharing (hi is exclusive); one region, or none, is always apart.
+  static constexpr int touchLo[][3] = {{0, 0, 0}, {32, 0, 0}}, touchHi[][3] = {{-32, 0, 0}, {0, 0, 0}};
+  CHECK(stnc_rt::regionsApart(L, touchLo, touchHi, 2));
+  CHECK(stnc_rt::regionsApart(L, overlapLo, overlapHi, 1));
+  CHECK(stnc_rt::regionsApart(L, overlapLo, overlapHi, 0));
+  // A region clipped away by a small grid shares nothing.
+  const long n8[3] = {8, 19, 23};
+  REQUIRE(stnc_rt::makeLayout(n8, halo, 8, L));
+  static constexpr int farLo[][3] = {{2, 0, 0}, {12, 0, 0}}, farHi[][3] = {{0, 0, 0}, {0, 0, 0}};
+  CHECK(stnc_rt::regionsApart(L, farLo, farHi, 2));
 }
