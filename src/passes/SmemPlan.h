@@ -30,8 +30,8 @@ struct SmemRing {
   int rows = 0;         // blockY x rows per thread + dim-1 footprint
   int a2 = 0;           // first tile column, relative to the block's first column (16-byte multiple)
   int cols = 0;         // a multiple of 16 bytes (of 32 where ringColumns widened the tile to sectors)
-  int hi1 = 0, hi2 = 0;  // rows and columns the tile reaches past the block's last row and column (so the
-                         // box's points read rows lo1 .. hi1 and columns a2 .. hi2 around the box)
+  int hi1 = 0, hi2 = 0;  // rows and columns the tile reaches past the block's last row and column (the
+                         // box's points read rows lo1 .. hi1 and columns reach2lo .. reach2hi around the box)
   int reach2lo = 0, reach2hi = 0;  // the columns the box's points read around the box (the footprint, not rounded)
   int amin = 0, amax = 0;  // dim-0 offsets read from shared memory (amax: the plane issued `depth` ahead)
   int slots = 0;        // amax - amin + 2 + depth

@@ -379,7 +379,7 @@ std::string partNamespace(const dag::Kernel& k, int part) { return part < 0 ? "d
 void emitSweepOnLanes(CPrinter& p, const dag::Kernel& k) {
   const int launches = dag::partLaunchLanes(k);  // one lane per launch a sweep can make (stnc_rt::Lanes::kMax = 8)
   p.line("// The parts' launches on lanes of their own, parallel branches of the step's graph (session 16, acoustic");
-  p.line("// 800^3: 2.97 -> 2.85 ms per step, bench/results/2026-12-01-s16-lanes.md; one second stream for all");
+  p.line("// 800^3: 2.97 -> 2.87 ms per step, bench/results/2026-12-01-s16-lanes.md; one second stream for all");
   p.line("// boxes, or stream priorities, measured no better). Without lanes (no streams): one stream.");
   p.openScope("cudaError_t launchSweepOnLanes(const stnc_rt::Layout& L_, const stnc_rt::Box& clip_, " + declArgs(k, ArgMode::Sweep) +
               ", cudaStream_t stream_)");
@@ -436,7 +436,7 @@ void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   if (fused >= 0) emitFused(p, m, k, fused);
   p.line("// Every part of the kernel over the interior points inside clip_ (host-side box split, one launch per box).");
   // Region kernels take lanes: their launches may go to streams of their own (stnc_rt::Lanes).
-  const bool laned = !k.regions.empty();
+  const bool laned = dag::partLaunchLanes(k) > 0;
   p.openScope("cudaError_t launchSweep(const stnc_rt::Layout& L_, const stnc_rt::Box& clip_, " + declArgs(k, ArgMode::Sweep) +
               ", cudaStream_t stream_" + (laned ? ", const stnc_rt::Lanes* lanes_ = nullptr" : "") + ")");
   p.line("cudaError_t e_ = cudaSuccess;");
@@ -475,7 +475,7 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   emitSweep(p, m, k);
   const passes::TemporalPlan plan = passes::planTemporal(m.ctx, k);
   const bool temporal = k.schedule.temporal > 0 && plan.ok;
-  const std::string sweepFn = k.regions.empty() ? "launchSweep" : "launchSweepOnLanes";  // (emitSweep)
+  const std::string sweepFn = dag::partLaunchLanes(k) > 0 ? "launchSweepOnLanes" : "launchSweep";  // (emitSweep)
   if (temporal) emitTemporalPair(p, m, k, plan);
   std::string fillDecl = declArgs(k, ArgMode::Fill);
   std::string fillCall = callArgs(k, ArgMode::Fill);

@@ -214,8 +214,8 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
   for (const passes::SmemRing& r : sp.rings) {
     // A tile without halo, read at one plane, is read by this block only: its copies may leave L2 first.
     const bool reused = r.lo1 != 0 || r.rows != tileRows || r.a2 != 0 || r.cols != tileCols || r.amin != r.amax;
-    // The rows and columns the box's points read: the box grown by the tile's footprint (columns rounded
-    // out to chunks, as the tile is).
+    // The rows and columns the box's points read: the box grown by the field's footprint (SmemRing::lo1 ..
+    // hi1, reach2lo .. reach2hi; not the tile's sector-rounded columns).
     p.line("const stnc_rt::RingCopier<real, " + std::to_string(r.rows) + ", " + std::to_string(r.cols) + ", kBlockX * kBlockY, " +
            (reused ? "true" : "false") + (padded ? ", " + std::to_string(r.slotElems) : "") + "> " + cIdent(r.field) + "C_(L_, " +
            ringName(r.field) + ", yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) + ", tid_, B_.lo[1]" + plusTerm(r.lo1) + ", B_.hi[1]" +
