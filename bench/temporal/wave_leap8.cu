@@ -19,7 +19,7 @@
 //   step t:   B = 2A - B + R lap(A)        step t+1: A = 2B - A + R lap(B)
 // so step t+1 may overwrite A (u(t)) at a plane only when step t of the 3 x 3 neighbouring tiles has read
 // it, and may read B (u(t+1)) only where step t has written it. Step t's blocks publish their progress
-// (planes done) every kPub planes (fence, release store); step t+1's thread 0 waits (acquire loads) until
+// (planes done) every kPub planes (fence, release store); step t+1's warp 0 waits (relaxed loads, a fence) until
 // the neighbours are 7 planes ahead of the copies it is about to issue. Progress values carry an epoch
 // (one per launch), so the flags are never reset.
 //
@@ -59,11 +59,6 @@ template <int N>
 __device__ __forceinline__ void cpWait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
-__device__ __forceinline__ int ldAcquire(const int* p) {
-  int v;
-  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
 __device__ __forceinline__ void stRelease(int* p, int v) {
   asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
 }
@@ -86,24 +81,38 @@ __device__ __forceinline__ float leap(float u, float v, float r, const float (&s
   return t + r * ((-8.541667f) * u + acc);
 }
 
+__device__ __forceinline__ int ldRelaxed(const int* p) {
+  int v;
+  asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
 // What the progress flags say about the 3 x 3 tiles around (ty, tx): the fewest planes done this epoch.
+// Called by all of warp 0: lanes 0-8 read one flag each (relaxed loads, in parallel: acquire loads in a
+// loop are serialised, about a microsecond each), the minimum goes to every lane.
 __device__ int neighboursDone(const int* prog, int base, int ty, int tx, int tilesY, int tilesX) {
+  const int lane = threadIdx.x + kTX * threadIdx.y;  // warp 0: threadIdx.y 0-1
   int m = kEpoch;
-  for (int dy = -1; dy <= 1; ++dy)
-    for (int dx = -1; dx <= 1; ++dx) {
-      const int y = ty + dy, x = tx + dx;
-      if (y < 0 || y >= tilesY || x < 0 || x >= tilesX) continue;
-      m = min(m, ldAcquire(prog + y * tilesX + x) - base);
-    }
+  if (lane < 9) {
+    const int y = ty + lane / 3 - 1, x = tx + lane % 3 - 1;
+    if (y >= 0 && y < tilesY && x >= 0 && x < tilesX) m = ldRelaxed(prog + y * tilesX + x) - base;
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) m = min(m, __shfl_xor_sync(0xffffffffu, m, o));
   return m;
 }
 
-// Thread 0 of a step-t+1 block: returns once the neighbours have done `planes` planes (capped at n0).
+// Warp 0 of a step-t+1 block: returns once the neighbours have done `planes` planes (capped by the caller
+// at n0); a fence after the flags were seen orders the block's later reads after the neighbours' stores
+// (with the barrier that follows: the pattern of CUTLASS's semaphore).
 __device__ void waitFor(int& have, int planes, const int* prog, int base, int ty, int tx, int tilesY, int tilesX) {
-  while (have < planes) {
+  if (have >= planes) return;
+  for (;;) {
     have = neighboursDone(prog, base, ty, tx, tilesY, tilesX);
-    if (have < planes) __nanosleep(32);
+    if (have >= planes) break;
+    __nanosleep(20);
   }
+  __threadfence();
 }
 
 // This thread's share of a tile's copies for one plane: u (with halo, 432 16-byte chunks: 2 per thread at
@@ -150,7 +159,7 @@ __global__ void __launch_bounds__(kThreads) wavePair(const stnc_rt::Layout L, co
   const int tid = threadIdx.y * kTX + threadIdx.x;
   const long n0 = L.n[0], s0 = L.stride[0];
   const int base = epoch * kEpoch;
-  int have = -1;  // thread 0 of a second-step block: the neighbours' planes done, as last seen
+  int have = -1;  // warp 0 of a second-step block: the neighbours' planes done, as last seen
   if (tid == 0) item_s = items[atomicAdd(ticket, 1)];
   __syncthreads();
   const int item = item_s;
@@ -161,7 +170,7 @@ __global__ void __launch_bounds__(kThreads) wavePair(const stnc_rt::Layout L, co
   const long yb = static_cast<long>(ty) * kH, zb = static_cast<long>(tx) * kW;
   const long y = yb + threadIdx.y, z = zb + 4 * threadIdx.x;
   const bool act = y < L.n[1] && z < L.n[2];
-  if (kind == 1 && tid == 0) waitFor(have, static_cast<int>(min(7L, n0)), prog, base, ty, tx, tilesY, tilesX);
+  if (kind == 1 && tid < 32) waitFor(have, static_cast<int>(min(7L, n0)), prog, base, ty, tx, tilesY, tilesX);
   __syncthreads();
   const Copies cp(L, yb, zb, tid);
   // The queue: u at planes -4 .. 3 from global memory (L2: another block may have just written them).
@@ -189,8 +198,8 @@ __global__ void __launch_bounds__(kThreads) wavePair(const stnc_rt::Layout L, co
     }
     cpCommit();
     cpWait<2>();
-    // A second-step block: before this barrier, what the next iteration's copies need (u plane it + 7).
-    if (kind == 1 && tid == 0) waitFor(have, static_cast<int>(min(it + 8, n0)), prog, base, ty, tx, tilesY, tilesX);
+    // A second-step block (warp 0): before this barrier, what the next iteration's copies need (u plane it + 7).
+    if (kind == 1 && tid < 32) waitFor(have, static_cast<int>(min(it + 8, n0)), prog, base, ty, tx, tilesY, tilesX);
     __syncthreads();
     // A first-step block: every thread's stores of planes < it are done (the barrier); publish them.
     if (kind == 0 && tid == 0 && it % kPub == 0 && it > 0) {
@@ -399,6 +408,7 @@ int main(int argc, char** argv) {
   };
   const Variant vs[] = {
       {"lag 1 tile, publish every 4 planes", 1, 4},  {"lag 1 tile, publish every plane", 1, 1},
+      {"lag 1 tile, publish every 2 planes", 1, 2},
       {"lag 1 tile, publish every 8 planes", 1, 8},  {"lag = 1 tile row, publish every 4", -1, 4},
       {"lag = 3 tile rows, publish every 4", -3, 4},
   };
