@@ -243,19 +243,21 @@ __global__ void __launch_bounds__(kThreads) wavePair(const stnc_rt::Layout L, co
 // The launch's state: the item list, the ticket, the progress flags and the epoch.
 struct Wave {
   int *items = nullptr, *ticket = nullptr, *prog = nullptr;
-  int epoch = 0, tilesY = 0, tilesX = 0, pub = 4;
+  int epoch = 0, tilesY = 0, tilesX = 0, pub = 4, items2 = 2;  // items2: items per tile (2, or 1: single)
 };
 
-Wave makeWave(const stnc_rt::Layout& L, int lag, int pub) {
+// single: the first step's items only (one sweep by the same kernel, for comparison with one stnc sweep).
+Wave makeWave(const stnc_rt::Layout& L, int lag, int pub, bool single = false) {
   Wave w;
   w.tilesY = static_cast<int>((L.n[1] + kH - 1) / kH);
   w.tilesX = static_cast<int>((L.n[2] + kW - 1) / kW);
   w.pub = pub;
+  w.items2 = single ? 1 : 2;
   const int T = w.tilesY * w.tilesX, D = w.tilesX + 1 + lag;
   std::vector<int> items;
   for (int n = 0; n < T + D; ++n) {
     if (n < T) items.push_back(n);
-    if (n - D >= 0) items.push_back((1 << 20) | (n - D));
+    if (n - D >= 0 && !single) items.push_back((1 << 20) | (n - D));
   }
   CK(cudaMalloc(&w.items, items.size() * sizeof(int)));
   CK(cudaMemcpy(w.items, items.data(), items.size() * sizeof(int), cudaMemcpyHostToDevice));
@@ -280,7 +282,7 @@ void launchPub(Wave& w, const stnc_rt::Layout& L, float* A, float* B, const floa
   }
   CK(cudaMemsetAsync(w.ticket, 0, sizeof(int), s));
   ++w.epoch;
-  wavePair<kPub><<<2 * w.tilesY * w.tilesX, dim3(kTX, kTY), kSmem, s>>>(L, w.items, w.ticket, w.prog, w.epoch, w.tilesY, w.tilesX, A, B, R);
+  wavePair<kPub><<<w.items2 * w.tilesY * w.tilesX, dim3(kTX, kTY), kSmem, s>>>(L, w.items, w.ticket, w.prog, w.epoch, w.tilesY, w.tilesX, A, B, R);
   CK(cudaGetLastError());
 }
 
@@ -368,6 +370,8 @@ int main(int argc, char** argv) {
     Wave w = makeWave(a.L, 1, 4);
     CK(stn::leap8::cuda::sweep(a.L, a.A, a.R, a.B));
     wave(w, a.L, a.A, a.B, a.R);
+    Wave w1 = makeWave(a.L, 1, 4, true);  // then the first step's items alone
+    wave(w1, a.L, a.A, a.B, a.R);
     CK(cudaDeviceSynchronize());
     return 0;
   }
@@ -442,6 +446,14 @@ int main(int argc, char** argv) {
       CK(S::cuda::sweep(a.L, a.A, a.R, a.B));
       CK(S::cuda::sweep(a.L, a.B, a.R, a.A));
     }, reps, flush, flushN * sizeof(float));
+    {  // the wave kernel's first step alone (whole columns, no second step): is the schedule itself as fast?
+      const double one = medianMs([&] { CK(S::cuda::sweep(a.L, a.A, a.R, a.B)); }, reps, flush, flushN * sizeof(float));
+      Wave w = makeWave(a.L, 1, 4, true);
+      const double t = medianMs([&] { wave(w, a.L, a.A, a.B, a.R); }, reps, flush, flushN * sizeof(float));
+      std::printf("one step: stnc sweep %.3f ms, the wave kernel's step-t items alone (whole columns, publishing every 4) %.3f ms (%.2fx)\n", one, t,
+                  one / t);
+      freeWave(w);
+    }
     const double floorTwo = 32.0 * pts / 4.25e9, floorWave = 20.0 * pts / 4.25e9;
     std::printf("\ngrid %ld^3 f32 (leap8, r = 4), 2 time steps; floors at 4.25 TB/s: two sweeps %.3f ms (32 B/pt), through L2 %.3f ms (20 B/pt)\n", n,
                 floorTwo, floorWave);
