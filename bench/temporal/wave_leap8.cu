@@ -244,11 +244,13 @@ __global__ void __launch_bounds__(kThreads) wavePair(const stnc_rt::Layout L, co
 struct Wave {
   int *items = nullptr, *ticket = nullptr, *prog = nullptr;
   int epoch = 0, tilesY = 0, tilesX = 0, pub = 4, items2 = 2;  // items2: items per tile (2, or 1: single)
+  size_t smem = kSmem;  // 2 x kSmem: one block per SM (half the tiles in flight: a shorter reuse distance)
 };
 
 // single: the first step's items only (one sweep by the same kernel, for comparison with one stnc sweep).
-Wave makeWave(const stnc_rt::Layout& L, int lag, int pub, bool single = false) {
+Wave makeWave(const stnc_rt::Layout& L, int lag, int pub, bool single = false, bool onePerSM = false) {
   Wave w;
+  w.smem = onePerSM ? 2 * kSmem : kSmem;
   w.tilesY = static_cast<int>((L.n[1] + kH - 1) / kH);
   w.tilesX = static_cast<int>((L.n[2] + kW - 1) / kW);
   w.pub = pub;
@@ -277,12 +279,12 @@ template <int kPub>
 void launchPub(Wave& w, const stnc_rt::Layout& L, float* A, float* B, const float* R, cudaStream_t s) {
   static bool set = false;
   if (!set) {
-    CK(cudaFuncSetAttribute(wavePair<kPub>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));
+    CK(cudaFuncSetAttribute(wavePair<kPub>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(2 * kSmem)));
     set = true;
   }
   CK(cudaMemsetAsync(w.ticket, 0, sizeof(int), s));
   ++w.epoch;
-  wavePair<kPub><<<w.items2 * w.tilesY * w.tilesX, dim3(kTX, kTY), kSmem, s>>>(L, w.items, w.ticket, w.prog, w.epoch, w.tilesY, w.tilesX, A, B, R);
+  wavePair<kPub><<<w.items2 * w.tilesY * w.tilesX, dim3(kTX, kTY), w.smem, s>>>(L, w.items, w.ticket, w.prog, w.epoch, w.tilesY, w.tilesX, A, B, R);
   CK(cudaGetLastError());
 }
 
@@ -372,6 +374,8 @@ int main(int argc, char** argv) {
     wave(w, a.L, a.A, a.B, a.R);
     Wave w1 = makeWave(a.L, 1, 4, true);  // then the first step's items alone
     wave(w1, a.L, a.A, a.B, a.R);
+    Wave w2 = makeWave(a.L, 1, 4, false, true);  // then the pair with one block per SM
+    wave(w2, a.L, a.A, a.B, a.R);
     CK(cudaDeviceSynchronize());
     return 0;
   }
@@ -409,12 +413,14 @@ int main(int argc, char** argv) {
   struct Variant {
     const char* name;
     int lag, pub;
+    bool onePerSM = false;
   };
   const Variant vs[] = {
       {"lag 1 tile, publish every 4 planes", 1, 4},  {"lag 1 tile, publish every plane", 1, 1},
       {"lag 1 tile, publish every 2 planes", 1, 2},
       {"lag 1 tile, publish every 8 planes", 1, 8},  {"lag = 1 tile row, publish every 4", -1, 4},
-      {"lag = 3 tile rows, publish every 4", -3, 4},
+      {"lag = 3 tile rows, publish every 4", -3, 4},   {"lag 1 tile, publish every 8, one block per SM", 1, 8, true},
+      {"lag 1 tile, publish every 4, one block per SM", 1, 4, true},
   };
   int failures = 0;
   auto lagOf = [](const Variant& v, const stnc_rt::Layout& L) {
@@ -424,7 +430,7 @@ int main(int argc, char** argv) {
   {
     Arrays a = allocate(203, 117, 164);
     for (const Variant& v : vs) {
-      Wave w = makeWave(a.L, lagOf(v, a.L), v.pub);
+      Wave w = makeWave(a.L, lagOf(v, a.L), v.pub, false, v.onePerSM);
       for (int pairs : {1, 3}) {
         const unsigned long long bad = check(a, w, pairs, dBad);
         std::printf("check 203x117x164, %d launch(es): %-40s %s (%llu mismatches)\n", pairs, v.name, bad ? "**MISMATCH**" : "bit-identical", bad);
@@ -460,7 +466,7 @@ int main(int argc, char** argv) {
     std::printf("| variant | ms per 2 steps | Gpts/s (x2 steps) | of the 20 B/pt floor | vs 2 stnc sweeps | bit-identical |\n|---|---:|---:|---:|---:|---|\n");
     std::printf("| stnc sweep x2 | %.3f | %.1f | %.2f | 1.00 | (reference) |\n", two, 2 * pts / (two * 1e6), floorWave / two);
     for (const Variant& v : vs) {
-      Wave w = makeWave(a.L, lagOf(v, a.L), v.pub);
+      Wave w = makeWave(a.L, lagOf(v, a.L), v.pub, false, v.onePerSM);
       const unsigned long long bad = check(a, w, 1, dBad);
       failures += bad != 0;
       const double t = medianMs([&] { wave(w, a.L, a.A, a.B, a.R); }, reps, flush, flushN * sizeof(float));
