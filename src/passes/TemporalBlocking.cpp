@@ -27,7 +27,9 @@ TemporalPlan planTemporal(const dag::Context& ctx, const dag::Kernel& k) {
   if (radius > 1)
     return no(wide + " is read at radius " + std::to_string(radius) +
               ": measured not to pay (a hand-fused pair of the radius-4 acoustic leapfrog ran 0.72x of two sweeps on "
-              "the H200, needing 1.54x their instructions; bench/results/2026-11-30-temporal-r4.md)");
+              "the H200, needing 1.54x their instructions; bench/results/2026-11-30-temporal-r4.md; both steps in one "
+              "launch through L2, nothing recomputed, 0.73x: the reuse distance exceeds L2, "
+              "bench/results/2026-12-01-s17-wave.md)");
   if (!k.regions.empty()) return no("the kernel has regions");
   if (k.outputs.size() != 1) return no(std::to_string(k.outputs.size()) + " outputs (one is supported)");
   t.out = k.outputs[0].field;
