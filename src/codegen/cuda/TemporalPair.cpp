@@ -9,10 +9,13 @@
 //   3. the tile computes step(MID) one plane behind and stores it (FIN), and stores MID.
 // Every expression is the kernel's own DAG, printed by emitPointBody, so results are bit-identical
 // to two single steps (tests: scripts/gpu-check.sh --cuda-flags=--temporal=on).
+//   The MID store is a template parameter (only the last pair of a step call stores MID), the chunk a
+// kernel argument: 32 registers, as the hand-written kernel (see stepPair).
 #include "codegen/cuda/TemporalPair.h"
 
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
+#include "codegen/Launcher.h"
 #include "codegen/cuda/ConstantTable.h"
 
 namespace stnc::codegen {
@@ -41,7 +44,7 @@ std::string pairArgs(const dag::Kernel& k, const passes::TemporalPlan& t) {
   for (const dag::Field& f : k.fields)
     s += (s.empty() ? "" : ", ") + std::string(f.name == t.out ? "real* __restrict__ " : "const real* __restrict__ ") + cIdent(f.name);
   for (const std::string& p : k.params) s += ", const real " + cIdent(p);
-  return s + ", real* __restrict__ fin_, const bool storeMid_";
+  return s + ", real* __restrict__ fin_, const long chunk_";
 }
 
 }  // namespace
@@ -136,22 +139,30 @@ void emitTemporalPair(CPrinter& p, const dag::Module& m, const dag::Kernel& k, c
   p.closeScope();
   p.closeScope("fillMid");
   p.line();
+  // Registers decide this kernel's speed (session 17, ptxas on step7 f64): a template parameter instead of a
+  // runtime flag for the MID store, the halo as constants, the chunk as an argument and the plane loop kept
+  // rolled take the loop from 40-48 registers (and 52-60 bytes of spills under the 4-block bound) to 32 with
+  // no spills, as the hand-written kernel of bench/temporal/temporal_star7.cu.
+  const std::array<int, 3> halo = internalHalo(k);
+  p.line("template <bool kStoreMid>  // MID stored too (the last pair of a step call only: nothing reads it in between)");
   p.openScope("__global__ void __launch_bounds__(kPairX * kPairY, 4) stepPair(const stnc_rt::Layout L_, " + pairArgs(k, t) + ")");
+  p.line("constexpr long kH0_ = " + std::to_string(halo[0]) + ", kH1_ = " + std::to_string(halo[1]) + ", kH2_ = " +
+         std::to_string(halo[2]) + ";  // the halo (check() keeps L_'s equal)");
   p.line("__shared__ " + real + " sIn_[kPairY][kPairX];");
   p.line("__shared__ " + real + " sMid_[2][kPairY][kPairX];");
   p.line("const int tx_ = threadIdx.x, ty_ = threadIdx.y;");
   p.line("const long z_ = blockIdx.x * static_cast<long>(kPairX - 4) + tx_ - 2;");
   p.line("const long y_ = blockIdx.y * static_cast<long>(kPairY - 4) + ty_ - 2;");
-  p.line("const long x0_ = blockIdx.z * kPairChunk;");
-  p.line("const long x1_ = x0_ + kPairChunk < L_.n[0] ? x0_ + kPairChunk : L_.n[0];");
+  p.line("const long x0_ = blockIdx.z * chunk_;");
+  p.line("const long x1_ = x0_ + chunk_ < L_.n[0] ? x0_ + chunk_ : L_.n[0];");
   p.line("const long s0_ = L_.stride[0], s1_ = L_.stride[1];");
   p.line("(void)s1_;");
-  p.line("const bool alloc_ = y_ >= -L_.halo[1] && y_ < L_.n[1] + L_.halo[1] && z_ >= -L_.halo[2] && z_ < L_.n[2] + L_.halo[2];");
+  p.line("const bool alloc_ = y_ >= -kH1_ && y_ < L_.n[1] + kH1_ && z_ >= -kH2_ && z_ < L_.n[2] + kH2_;");
   p.line("const bool inPlane_ = y_ >= 0 && y_ < L_.n[1] && z_ >= 0 && z_ < L_.n[2];");
   p.line("const bool ring_ = tx_ >= 1 && tx_ < kPairX - 1 && ty_ >= 1 && ty_ < kPairY - 1;  // computes MID");
   p.line("const bool tile_ = tx_ >= 2 && tx_ < kPairX - 2 && ty_ >= 2 && ty_ < kPairY - 2 && inPlane_;  // stores");
   p.line("const long c_ = alloc_ ? stnc_rt::at(L_, 0, y_, z_) : 0;");
-  p.line("auto ldIn_ = [&](long x) { return alloc_ && x >= -L_.halo[0] && x < L_.n[0] + L_.halo[0] ? " + IN + "[c_ + x * s0_] : " +
+  p.line("auto ldIn_ = [&](long x) { return alloc_ && x >= -kH0_ && x < L_.n[0] + kH0_ ? " + IN + "[c_ + x * s0_] : " +
          real + "(0); };");
   std::string unused = usedNamesVoidCast(m.ctx, k, false);
   if (!unused.empty()) p.line(unused);
@@ -162,11 +173,13 @@ void emitTemporalPair(CPrinter& p, const dag::Module& m, const dag::Kernel& k, c
   }
   p.line(real + (below ? " ia_ = ldIn_(x0_ - 2)," : "") + " ib_ = ldIn_(x0_ - 1), ic_ = ldIn_(x0_);  // " + t.in + " at x-1, x, x+1");
   p.line(real + (below ? " ma_ = 0," : "") + " mb_ = 0, mc_ = 0;  // MID at x-1, x, x+1 (x = the stored plane)");
+  p.line("#pragma unroll 1  // unrolled, the loop needs 8 more registers");
   p.openScope("for (long xw_ = x0_ - 1; xw_ <= x1_; ++xw_)  // MID at plane xw_, the result at xw_ - 1");
   p.line("sIn_[ty_][tx_] = ib_;");
   p.line("__syncthreads();");
   p.line(real + " w_ = 0;");
-  p.openScope("if (ring_ && alloc_ && xw_ >= -L_.halo[0] && xw_ < L_.n[0] + L_.halo[0])");
+  // xw_ runs over -1 .. n0: inside the allocation when dim 0 has a halo; otherwise its two end planes are not.
+  p.openScope(halo[0] > 0 ? "if (ring_ && alloc_)" : "if (ring_ && alloc_ && xw_ >= 0 && xw_ < L_.n[0])");
   p.openScope("if (inPlane_ && xw_ >= 0 && xw_ < L_.n[0])");
   p.line("const long p_ = c_ + xw_ * s0_;");
   p.line("(void)p_;");
@@ -187,7 +200,7 @@ void emitTemporalPair(CPrinter& p, const dag::Module& m, const dag::Kernel& k, c
   p.line(real + " f_ = 0;");
   p.line("(void)p_;");
   body("ma_", "mb_", "mc_", "sMid_[xo_ & 1]", "f_");
-  p.line("if (storeMid_) " + MID + "[p_] = mb_;  // step 1 (only the last pair's is ever seen)");
+  p.line("if (kStoreMid) " + MID + "[p_] = mb_;  // step 1");
   p.line("fin_[p_] = f_;  // step 2");
   p.closeScope("tile");
   if (below) p.line("ia_ = ib_;");
@@ -216,8 +229,8 @@ void emitTemporalPair(CPrinter& p, const dag::Module& m, const dag::Kernel& k, c
   p.line("fillMid<<<static_cast<unsigned>(blocks_), 256, 0, stream_>>>(L_, d_, " + haloCall + ");");
   p.line("if (cudaError_t e_ = cudaGetLastError()) return e_;");
   p.closeScope();
-  p.line("stepPair<<<dim3(static_cast<unsigned>(gx_), static_cast<unsigned>(gy_), static_cast<unsigned>(gz_)), dim3(kPairX, kPairY, 1), 0, stream_>>>(L_, " +
-         call + "fin_, storeMid_);");
+  p.line("(storeMid_ ? stepPair<true> : stepPair<false>)<<<dim3(static_cast<unsigned>(gx_), static_cast<unsigned>(gy_), "
+         "static_cast<unsigned>(gz_)), dim3(kPairX, kPairY, 1), 0, stream_>>>(L_, " + call + "fin_, kPairChunk);");
   p.line("return cudaGetLastError();");
   p.closeScope("launchPair");
 }
