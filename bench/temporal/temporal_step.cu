@@ -10,9 +10,15 @@
 #include <random>
 #include <vector>
 
+#ifdef STEP7_F32  // bench/temporal/step7f.stn: the same star in f32
+#include "step7f.h"
+namespace S = stn::step7f;
+using real_t = float;
+#else
 #include "step7.h"
-
 namespace S = stn::step7;
+using real_t = double;
+#endif
 
 static void ck(cudaError_t e, int line) {
   if (e != cudaSuccess) {
@@ -24,17 +30,17 @@ static void ck(cudaError_t e, int line) {
 
 struct Grid {
   stnc_rt::Layout L;
-  double *u = nullptr, *v = nullptr;
+  real_t *u = nullptr, *v = nullptr;
   Grid(long a, long b, long c) : L(S::layout(a, b, c)) {
-    std::vector<double> h(L.count);
+    std::vector<real_t> h(L.count);
     std::mt19937_64 g(11);
-    std::uniform_real_distribution<double> d(-1.0, 1.0);
-    CK(cudaMalloc(&u, L.count * sizeof(double)));
-    CK(cudaMalloc(&v, L.count * sizeof(double)));
+    std::uniform_real_distribution<real_t> d(-1.0, 1.0);
+    CK(cudaMalloc(&u, L.count * sizeof(real_t)));
+    CK(cudaMalloc(&v, L.count * sizeof(real_t)));
     for (auto& x : h) x = d(g);
-    CK(cudaMemcpy(u, h.data(), L.count * sizeof(double), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(u, h.data(), L.count * sizeof(real_t), cudaMemcpyHostToDevice));
     for (auto& x : h) x = d(g);
-    CK(cudaMemcpy(v, h.data(), L.count * sizeof(double), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(v, h.data(), L.count * sizeof(real_t), cudaMemcpyHostToDevice));
   }
   ~Grid() {
     cudaFree(u);
@@ -44,15 +50,15 @@ struct Grid {
 };
 
 static unsigned long long hashInterior(const Grid& g) {
-  std::vector<double> h(g.L.count);
+  std::vector<real_t> h(g.L.count);
   unsigned long long x = 1469598103934665603ull;
-  for (const double* a : {g.u, g.v}) {
-    CK(cudaMemcpy(h.data(), a, g.L.count * sizeof(double), cudaMemcpyDeviceToHost));
+  for (const real_t* a : {g.u, g.v}) {
+    CK(cudaMemcpy(h.data(), a, g.L.count * sizeof(real_t), cudaMemcpyDeviceToHost));
     for (long i = 0; i < g.L.n[0]; ++i)
       for (long j = 0; j < g.L.n[1]; ++j)
         for (long k = 0; k < g.L.n[2]; ++k) {
           const unsigned char* b = reinterpret_cast<const unsigned char*>(&h[stnc_rt::at(g.L, i, j, k)]);
-          for (int q = 0; q < 8; ++q) x = (x ^ b[q]) * 1099511628211ull;
+          for (size_t q = 0; q < sizeof(real_t); ++q) x = (x ^ b[q]) * 1099511628211ull;
         }
   }
   return x;
