@@ -110,7 +110,8 @@ struct Schedule {
                         // instead of every thread copying 16-byte chunks (--tma=on); 2 = both kernels, the
                         // launch takes the accelerator for slab boxes (thin along dim 0 or 1, two tiles wide
                         // or more: a region kernel's default part; passes::chooseSlabTma)
-  int temporal = 0;     // 1: cuda::step fuses steps in pairs (temporal blocking, --temporal=on)
+  int temporal = 0;     // 1: cuda::step fuses steps in pairs (temporal blocking, --temporal=on); 2: only for
+                        // fields of kTemporalMinBytes or more (--temporal=auto: where it was measured to pay)
   std::string temporalWhy;  // why (not), for the generated comment and --report
   std::string reason;   // why, for the generated comment and --report
 };

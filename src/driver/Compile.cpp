@@ -121,8 +121,9 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
       ->capture_default_str();
   autoOnOff("--temporal", fe.schedule.temporal,
             "CUDA step loop: on fuses two time steps per sweep (temporal blocking) in cuda::step where the kernel "
-            "qualifies (--report says whether and why not); auto: the policy (today: not used, measured slower "
-            "than single steps, bench/results/2026-11-29-temporal.md); off: never");
+            "qualifies (--report says whether and why not); auto: the policy (today: f64 kernels, for fields of 2 GiB or "
+            "more: 1.13x at 768^3, 0.72x at 256^3 where L2 helps single steps, bench/results/2026-12-01-s17-temporal.md); "
+            "off: never");
   autoOnOff("--fuse-regions", fe.schedule.fuseRegions,
             "CUDA: on runs a kernel's region and its default equations as one kernel over the whole box (the "
             "region's tile and rings; blocks inside or outside the region run one body, blocks on its boundary "

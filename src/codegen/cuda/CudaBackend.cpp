@@ -574,10 +574,19 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     std::string pairCall;
     for (const dag::Field& f : k.fields) pairCall += cIdent(f.name) + ", ";
     for (const std::string& prm : k.params) pairCall += cIdent(prm) + ", ";
-    p.line("// Temporal blocking (--temporal=on): steps in groups of four as two fused pairs,");
+    p.line(std::string("// Temporal blocking (--temporal=") + (k.schedule.temporal == 2 ? "auto" : "on") +
+           "): steps in groups of four as two fused pairs,");
     p.line("// " + plan.in + " -> (" + plan.out + ", third) then third -> (" + plan.out + ", " + plan.in +
            "): the roles end where four single steps leave them. Not with point sources.");
-    p.line("const bool fuse_ = nsources_ == 0 && steps_ >= 4;");
+    if (k.schedule.temporal == 2) {
+      p.line("// Only for fields of 2 GiB or more: on the H200 (star7 f64, 100 steps) the pairs ran 1.13-1.14x of single");
+      p.line("// steps at 768^3-1024^3, 1.04x at 512^3 (1.15 GB per field) and 0.72x at 256^3, where L2 keeps much of a");
+      p.line("// sweep's input for the next (bench/results/2026-12-01-s17-temporal.md).");
+      p.line("constexpr size_t kTemporalMinBytes = size_t(2) << 30;");
+      p.line("const bool fuse_ = nsources_ == 0 && steps_ >= 4 && L_.count * sizeof(real) >= kTemporalMinBytes;");
+    } else {
+      p.line("const bool fuse_ = nsources_ == 0 && steps_ >= 4;");
+    }
     p.line("// The third array is allocated once per host thread and device and kept for later calls (a 1 GiB");
     p.line("// cudaMalloc + cudaFree per call cost more than the fusion gained); without memory the steps run singly.");
     p.line("thread_local real* scratch_[64] = {};");

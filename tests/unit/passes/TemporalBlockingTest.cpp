@@ -59,14 +59,19 @@ TEST_CASE("kernels the fused sweep refuses, each with its reason") {
   }
 }
 
-TEST_CASE("the schedule uses the fused pair only when --temporal=on, and says why") {
+TEST_CASE("auto fuses f64 pairs for large fields only, on always, off never, and the schedule says why") {
   auto c = test::compileText(kHeat);
   REQUIRE(c->module);
   const dag::Kernel& k = test::kernelOf(*c, "s");
   passes::ScheduleOverride o;
   dag::Schedule s = passes::chooseSchedule(c->module->ctx, k, o);
-  CHECK(s.temporal == 0);  // auto: measured slower than single steps (bench/results/2026-11-29-temporal.md)
-  CHECK(s.temporalWhy.find("not used") != std::string::npos);
+  CHECK(s.temporal == 2);  // auto, f64: fields of 2 GiB or more (bench/results/2026-12-01-s17-temporal.md)
+  CHECK(s.temporalWhy.find("2 GiB or more") != std::string::npos);
+  auto c32 = test::compileText(std::string(kHeat).replace(std::string(kHeat).find("f64"), 3, "f32"));
+  REQUIRE(c32->module);
+  s = passes::chooseSchedule(c32->module->ctx, test::kernelOf(*c32, "s"), o);
+  CHECK(s.temporal == 0);  // auto, f32: not measured
+  CHECK(s.temporalWhy.find("not used: measured for f64 only") != std::string::npos);
   o.temporal = "on";
   s = passes::chooseSchedule(c->module->ctx, k, o);
   CHECK(s.temporal == 1);
