@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
 #ifdef STEP7_F32  // bench/temporal/step7f.stn: the same star in f32
@@ -28,19 +27,27 @@ static void ck(cudaError_t e, int line) {
 }
 #define CK(x) ck((x), __LINE__)
 
+// Pseudo-random values in [-1, 1) from a hash of the index (on the device: a host generator took most of a
+// device call's time limit at 1024^3).
+__global__ void fillHash(real_t* a, size_t n, unsigned seed) {
+  for (size_t q = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; q < n; q += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    unsigned long long x = (q + 1) * 0x9E3779B97F4A7C15ull ^ seed;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    a[q] = static_cast<real_t>(static_cast<double>(x >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+  }
+}
+
 struct Grid {
   stnc_rt::Layout L;
   real_t *u = nullptr, *v = nullptr;
   Grid(long a, long b, long c) : L(S::layout(a, b, c)) {
-    std::vector<real_t> h(L.count);
-    std::mt19937_64 g(11);
-    std::uniform_real_distribution<real_t> d(-1.0, 1.0);
     CK(cudaMalloc(&u, L.count * sizeof(real_t)));
     CK(cudaMalloc(&v, L.count * sizeof(real_t)));
-    for (auto& x : h) x = d(g);
-    CK(cudaMemcpy(u, h.data(), L.count * sizeof(real_t), cudaMemcpyHostToDevice));
-    for (auto& x : h) x = d(g);
-    CK(cudaMemcpy(v, h.data(), L.count * sizeof(real_t), cudaMemcpyHostToDevice));
+    fillHash<<<1024, 256>>>(u, L.count, 11u);
+    fillHash<<<1024, 256>>>(v, L.count, 12u);
+    CK(cudaGetLastError());
   }
   ~Grid() {
     cudaFree(u);
