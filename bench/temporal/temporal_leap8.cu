@@ -38,26 +38,15 @@
 #include <vector>
 
 #include "leap8.h"
+#include "leap8_util.h"
 
 namespace {
 
-// One leapfrog update in the generated kernel's order: s[m-1] is the six-arm sum at distance m,
-// ((((u[i+m] + u[i-m]) + u[j+m]) + u[j-m]) + u[k+m]) + u[k-m].
-__device__ __forceinline__ float leap(float u, float v, float r, const float (&s)[4]) {
-  const float t = 2.0f * u - v;
-  float acc = 1.6f * s[0] + (-0.2f) * s[1];
-  acc = acc + 0.025396826f * s[2];
-  acc = acc + (-0.0017857143f) * s[3];
-  return t + r * ((-8.541667f) * u + acc);
-}
-
-__device__ __forceinline__ float comp(const float4& a, int c) { return c == 0 ? a.x : c == 1 ? a.y : c == 2 ? a.z : a.w; }
-__device__ __forceinline__ void setComp(float4& a, int c, float x) {
-  if (c == 0) a.x = x;
-  else if (c == 1) a.y = x;
-  else if (c == 2) a.z = x;
-  else a.w = x;
-}
+using leap8x::comp;
+using leap8x::countDiff;
+using leap8x::fillRandom;
+using leap8x::leap;
+using leap8x::setComp;
 
 // The update of a thread's 4 columns at one plane: q = the column's dim-0 queue (centre q[4]),
 // S = the shared plane of the same field, v and r = the other step inputs at the 4 columns.
@@ -302,25 +291,10 @@ __global__ void poisonInterior(float* a, const stnc_rt::Layout L) {
   }
 }
 
-__global__ void countDiff(const float* a, const float* b, size_t n, unsigned long long* bad) {
-  unsigned long long c = 0;
-  for (size_t q = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; q < n; q += static_cast<size_t>(gridDim.x) * blockDim.x)
-    c += __float_as_uint(a[q]) != __float_as_uint(b[q]);
-  if (c) atomicAdd(bad, c);
-}
-
 struct Arrays {
   stnc_rt::Layout L;
   float *A, *B, *R, *W, *X, *Aref, *Bref;
 };
-
-void fillRandom(float* d, size_t n, float lo, float hi, unsigned seed) {
-  std::vector<float> h(n);
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (auto& x : h) x = dist(g);
-  CK(cudaMemcpy(d, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-}
 
 Arrays allocate(long n0, long n1, long n2) {
   Arrays a{};

@@ -38,8 +38,15 @@
 #include <vector>
 
 #include "leap8.h"
+#include "leap8_util.h"
 
 namespace {
+
+using leap8x::comp;
+using leap8x::countDiff;
+using leap8x::fillRandom;
+using leap8x::leap;
+using leap8x::setComp;
 
 constexpr int kTX = 16, kTY = 16, kR = 4;
 constexpr int kW = 4 * kTX, kH = kTY;                // a tile: 64 columns x 16 rows
@@ -61,24 +68,6 @@ __device__ __forceinline__ void cpWait() {
 }
 __device__ __forceinline__ void stRelease(int* p, int v) {
   asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
-}
-
-__device__ __forceinline__ float comp(const float4& a, int c) { return c == 0 ? a.x : c == 1 ? a.y : c == 2 ? a.z : a.w; }
-__device__ __forceinline__ void setComp(float4& a, int c, float x) {
-  if (c == 0) a.x = x;
-  else if (c == 1) a.y = x;
-  else if (c == 2) a.z = x;
-  else a.w = x;
-}
-
-// One leapfrog update in the generated kernel's order (stnc's default flags: sums factored by distance,
-// no contraction): s[m-1] = ((((u[i+m] + u[i-m]) + u[j+m]) + u[j-m]) + u[k+m]) + u[k-m].
-__device__ __forceinline__ float leap(float u, float v, float r, const float (&s)[4]) {
-  const float t = 2.0f * u - v;
-  float acc = 1.6f * s[0] + (-0.2f) * s[1];
-  acc = acc + 0.025396826f * s[2];
-  acc = acc + (-0.0017857143f) * s[3];
-  return t + r * ((-8.541667f) * u + acc);
 }
 
 __device__ __forceinline__ int ldRelaxed(const int* p) {
@@ -294,21 +283,6 @@ void wave(Wave& w, const stnc_rt::Layout& L, float* A, float* B, const float* R,
   else if (w.pub == 2) launchPub<2>(w, L, A, B, R, s);
   else if (w.pub == 8) launchPub<8>(w, L, A, B, R, s);
   else launchPub<4>(w, L, A, B, R, s);
-}
-
-__global__ void countDiff(const float* a, const float* b, size_t n, unsigned long long* bad) {
-  unsigned long long c = 0;
-  for (size_t q = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; q < n; q += static_cast<size_t>(gridDim.x) * blockDim.x)
-    c += __float_as_uint(a[q]) != __float_as_uint(b[q]);
-  if (c) atomicAdd(bad, c);
-}
-
-void fillRandom(float* d, size_t n, float lo, float hi, unsigned seed) {
-  std::vector<float> h(n);
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (auto& x : h) x = dist(g);
-  CK(cudaMemcpy(d, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
 }
 
 struct Arrays {

@@ -1,0 +1,48 @@
+// Shared by the leap8 experiments (temporal_leap8.cu: fused pairs; wave_leap8.cu: two steps through L2):
+// the leapfrog update in the generated kernel's order, float4 lanes, and the bit-for-bit comparison.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <random>
+#include <vector>
+
+#include "experiment.h"
+
+namespace leap8x {
+
+// One leapfrog update in the generated kernel's order (stnc's default flags: sums factored by distance,
+// no contraction): s[m-1] = ((((u[i+m] + u[i-m]) + u[j+m]) + u[j-m]) + u[k+m]) + u[k-m].
+__device__ __forceinline__ float leap(float u, float v, float r, const float (&s)[4]) {
+  const float t = 2.0f * u - v;
+  float acc = 1.6f * s[0] + (-0.2f) * s[1];
+  acc = acc + 0.025396826f * s[2];
+  acc = acc + (-0.0017857143f) * s[3];
+  return t + r * ((-8.541667f) * u + acc);
+}
+
+__device__ __forceinline__ float comp(const float4& a, int c) { return c == 0 ? a.x : c == 1 ? a.y : c == 2 ? a.z : a.w; }
+__device__ __forceinline__ void setComp(float4& a, int c, float x) {
+  if (c == 0) a.x = x;
+  else if (c == 1) a.y = x;
+  else if (c == 2) a.z = x;
+  else a.w = x;
+}
+
+// Elements of a and b (n each) whose bits differ, added to *bad.
+__global__ void countDiff(const float* a, const float* b, size_t n, unsigned long long* bad) {
+  unsigned long long c = 0;
+  for (size_t q = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; q < n; q += static_cast<size_t>(gridDim.x) * blockDim.x)
+    c += __float_as_uint(a[q]) != __float_as_uint(b[q]);
+  if (c) atomicAdd(bad, c);
+}
+
+// n uniform values in [lo, hi) from seed, copied to device memory d.
+inline void fillRandom(float* d, size_t n, float lo, float hi, unsigned seed) {
+  std::vector<float> h(n);
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (auto& x : h) x = dist(g);
+  CK(cudaMemcpy(d, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+}  // namespace leap8x
