@@ -40,3 +40,16 @@ double medianMs(F f, int reps, void* flushBuf, size_t flushBytes) {
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }
+
+// Pseudo-random values in [-1, 1) from a hash of the index and seed, written on the device (host generators
+// took most of a device call at 1024^3).
+template <typename T>
+__global__ void fillHash(T* a, size_t n, unsigned seed) {
+  for (size_t q = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; q < n; q += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    unsigned long long x = (q + 1) * 0x9E3779B97F4A7C15ull ^ seed;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    a[q] = static_cast<T>(static_cast<double>(x >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+  }
+}

@@ -18,14 +18,14 @@ table() {
 for t in off on; do
   mkdir -p "$work/$t"
   "$stnc" "$root/bench/temporal/step7.stn" -o "$work/$t" --temporal=$t ${STNC_FLAGS:-}
-  "$nvcc" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -I "$work/$t" \
+  "$nvcc" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -I "$work/$t" -I "$root/bench/common" \
     "$root/bench/temporal/temporal_step.cu" "$work/$t/step7.cu" -o "$work/step_$t"
 done
 # The same for the f32 twin (bench/temporal/step7f.stn), timed on F32_SIZES (default: 512 800 1024).
 for t in off on; do
   mkdir -p "$work/f$t"
   "$stnc" "$root/bench/temporal/step7f.stn" -o "$work/f$t" --temporal=$t ${STNC_FLAGS:-}
-  "$nvcc" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -DSTEP7_F32 -I "$work/f$t" \
+  "$nvcc" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -DSTEP7_F32 -I "$work/f$t" -I "$root/bench/common" \
     "$root/bench/temporal/temporal_step.cu" "$work/f$t/step7f.cu" -o "$work/fstep_$t"
 done
 [[ ${BUILD_ONLY:-0} == 1 ]] && { echo "built $work/temporal_star7 $work/step_off $work/step_on $work/fstep_off $work/fstep_on"; exit 0; }

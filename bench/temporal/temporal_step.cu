@@ -4,6 +4,8 @@
 // which run.sh compares between the two builds (temporal blocking must not change a bit).
 #include <cuda_runtime.h>
 
+#include "experiment.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -18,26 +20,6 @@ using real_t = float;
 namespace S = stn::step7;
 using real_t = double;
 #endif
-
-static void ck(cudaError_t e, int line) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "line %d: %s\n", line, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-#define CK(x) ck((x), __LINE__)
-
-// Pseudo-random values in [-1, 1) from a hash of the index (on the device: a host generator took most of a
-// device call's time limit at 1024^3).
-__global__ void fillHash(real_t* a, size_t n, unsigned seed) {
-  for (size_t q = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; q < n; q += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    unsigned long long x = (q + 1) * 0x9E3779B97F4A7C15ull ^ seed;
-    x ^= x >> 31;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 29;
-    a[q] = static_cast<real_t>(static_cast<double>(x >> 11) * 0x1.0p-53 * 2.0 - 1.0);
-  }
-}
 
 struct Grid {
   stnc_rt::Layout L;
