@@ -1,5 +1,5 @@
 // Shared by the leap8 experiments (temporal_leap8.cu: fused pairs; wave_leap8.cu: two steps through L2):
-// the leapfrog update in the generated kernel's order, float4 lanes, and the bit-for-bit comparison.
+// the leapfrog update in the generated kernel's order, float4 lanes, cp.async, the bit-for-bit comparison.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -26,6 +26,18 @@ __device__ __forceinline__ void setComp(float4& a, int c, float x) {
   else if (c == 1) a.y = x;
   else if (c == 2) a.z = x;
   else a.w = x;
+}
+
+// 16 bytes from global src to shared dst as a cp.async (16 zero bytes when !valid: nothing is read), the
+// commit of a group, and the wait until at most N groups are in flight.
+__device__ __forceinline__ void cpAsync16(void* dst, const float* src, bool valid) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(valid ? 16 : 0) : "memory");
+}
+__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cpAsyncWait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
 // Elements of a and b (n each) whose bits differ, added to *bad.

@@ -43,6 +43,9 @@
 namespace {
 
 using leap8x::comp;
+using leap8x::cpAsync16;
+using leap8x::cpAsyncCommit;
+using leap8x::cpAsyncWait;
 using leap8x::countDiff;
 using leap8x::fillRandom;
 using leap8x::leap;
@@ -186,15 +189,6 @@ __global__ void __launch_bounds__(TX * TY, 1) fused2(const stnc_rt::Layout L, co
 // shared-memory rings (each thread copies and later reads only its own vector: no barrier for them),
 // as stnc's ring schedule does; registers hold only the two queues. roc2's ring keeps 4 more planes:
 // the second step reads roc2 at plane iw - 4.
-__device__ __forceinline__ void cpAsync16(float4* sdst, const float* gsrc, bool valid) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(sdst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gsrc), "r"(valid ? 16 : 0) : "memory");
-}
-__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cpAsyncWait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
 
 template <int TX, int TY, int D, int U>
 __global__ void __launch_bounds__(TX * TY, 1) fusedRing(const stnc_rt::Layout L, const long chunk, const float* __restrict__ A,

@@ -43,6 +43,9 @@
 namespace {
 
 using leap8x::comp;
+using leap8x::cpAsync16;
+using leap8x::cpAsyncCommit;
+using leap8x::cpAsyncWait;
 using leap8x::countDiff;
 using leap8x::fillRandom;
 using leap8x::leap;
@@ -57,15 +60,6 @@ constexpr size_t kSmem = (kUFloats + 2 * kVFloats) * sizeof(float);
 constexpr int kEpoch = 1 << 14;  // progress = epoch * kEpoch + planes done (n0 < kEpoch)
 constexpr int kThreads = kTX * kTY;
 
-__device__ __forceinline__ void cpAsync16(float* dst, const float* src, bool valid) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(valid ? 16 : 0) : "memory");
-}
-__device__ __forceinline__ void cpCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cpWait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
 __device__ __forceinline__ void stRelease(int* p, int v) {
   asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
 }
@@ -169,14 +163,14 @@ __global__ void __launch_bounds__(kThreads) wavePair(const stnc_rt::Layout L, co
   for (int m = 0; m < 8; ++m) uq[m] = act ? __ldcg(reinterpret_cast<const float4*>(u + p + (m - 4) * s0)) : float4{0, 0, 0, 0};
   for (int q = 0; q < 4; ++q)
     if (q < n0 + kR) cp.u(uS + q * kUR * kUC, u, q, s0, tid);
-  cpCommit();
+  cpAsyncCommit();
   for (int q = 0; q < 2; ++q) {
     if (4 + q < n0 + kR) cp.u(uS + (4 + q) * kUR * kUC, u, 4 + q, s0, tid);
     if (q < n0) {
       cp.v(vS + q * kH * kW, v, q, s0, tid);
       cp.v(rS + q * kH * kW, R, q, s0, tid);
     }
-    cpCommit();
+    cpAsyncCommit();
   }
   const int me = (threadIdx.y + kR) * kUC + 4 * threadIdx.x + kR;  // this thread's first column in a u slot
   for (long it = 0; it < n0; ++it) {
@@ -185,8 +179,8 @@ __global__ void __launch_bounds__(kThreads) wavePair(const stnc_rt::Layout L, co
       cp.v(vS + ((it + 2) % kVSlots) * kH * kW, v, it + 2, s0, tid);
       cp.v(rS + ((it + 2) % kVSlots) * kH * kW, R, it + 2, s0, tid);
     }
-    cpCommit();
-    cpWait<2>();
+    cpAsyncCommit();
+    cpAsyncWait<2>();
     // A second-step block (warp 0): before this barrier, what the next iteration's copies need (u plane it + 7).
     if (kind == 1 && tid < 32) waitFor(have, static_cast<int>(min(it + 8, n0)), prog, base, ty, tx, tilesY, tilesX);
     __syncthreads();
