@@ -28,6 +28,24 @@ __device__ __forceinline__ void setComp(float4& a, int c, float x) {
   else a.w = x;
 }
 
+// The update of a thread's 4 consecutive columns at one plane: q = the columns' dim-0 queue (centre q[4]),
+// up[m-1] / dn[m-1] = the rows at j+m / j-m, l, c4, rr = the row's vectors left of, at and right of the
+// columns, v and r = the other inputs there.
+__device__ __forceinline__ float4 update4cols(const float4 (&q)[9], const float4 (&up)[4], const float4 (&dn)[4], const float4& l,
+                                              const float4& c4, const float4& rr, const float4& v, const float4& r) {
+  const float row[12] = {l.x, l.y, l.z, l.w, c4.x, c4.y, c4.z, c4.w, rr.x, rr.y, rr.z, rr.w};
+  float4 out;
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    float s[4];
+#pragma unroll
+    for (int m = 1; m <= 4; ++m)
+      s[m - 1] = ((((comp(q[4 + m], c) + comp(q[4 - m], c)) + comp(up[m - 1], c)) + comp(dn[m - 1], c)) + row[4 + c + m]) + row[4 + c - m];
+    setComp(out, c, leap(comp(q[4], c), comp(v, c), comp(r, c), s));
+  }
+  return out;
+}
+
 // 16 bytes from global src to shared dst as a cp.async (16 zero bytes when !valid: nothing is read), the
 // commit of a group, and the wait until at most N groups are in flight.
 __device__ __forceinline__ void cpAsync16(void* dst, const float* src, bool valid) {

@@ -42,14 +42,11 @@
 
 namespace {
 
-using leap8x::comp;
 using leap8x::cpAsync16;
 using leap8x::cpAsyncCommit;
 using leap8x::cpAsyncWait;
 using leap8x::countDiff;
 using leap8x::fillRandom;
-using leap8x::leap;
-using leap8x::setComp;
 
 // The update of a thread's 4 columns at one plane: q = the column's dim-0 queue (centre q[4]),
 // S = the shared plane of the same field, v and r = the other step inputs at the 4 columns.
@@ -57,23 +54,13 @@ template <int TX, int TY>
 __device__ __forceinline__ float4 update4(const float4 (&q)[9], const float4 (&S)[TY][TX], int tx, int ty, const float4& v,
                                           const float4& r) {
   const float4 l = S[ty][tx - 1], c4 = S[ty][tx], rr = S[ty][tx + 1];
-  const float row[12] = {l.x, l.y, l.z, l.w, c4.x, c4.y, c4.z, c4.w, rr.x, rr.y, rr.z, rr.w};
   float4 up[4], dn[4];
 #pragma unroll
   for (int m = 1; m <= 4; ++m) {
     up[m - 1] = S[ty + m][tx];
     dn[m - 1] = S[ty - m][tx];
   }
-  float4 out;
-#pragma unroll
-  for (int c = 0; c < 4; ++c) {
-    float s[4];
-#pragma unroll
-    for (int m = 1; m <= 4; ++m)
-      s[m - 1] = ((((comp(q[4 + m], c) + comp(q[4 - m], c)) + comp(up[m - 1], c)) + comp(dn[m - 1], c)) + row[4 + c + m]) + row[4 + c - m];
-    setComp(out, c, leap(comp(q[4], c), comp(v, c), comp(r, c), s));
-  }
-  return out;
+  return leap8x::update4cols(q, up, dn, l, c4, rr, v, r);
 }
 
 // Where a thread of a fused-pair block sits: its 4 columns (k .. k+3) and row j of the block's 64 x 32 style

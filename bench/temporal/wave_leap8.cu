@@ -42,14 +42,11 @@
 
 namespace {
 
-using leap8x::comp;
 using leap8x::cpAsync16;
 using leap8x::cpAsyncCommit;
 using leap8x::cpAsyncWait;
 using leap8x::countDiff;
 using leap8x::fillRandom;
-using leap8x::leap;
-using leap8x::setComp;
 
 constexpr int kTX = 16, kTY = 16, kR = 4;
 constexpr int kW = 4 * kTX, kH = kTY;                // a tile: 64 columns x 16 rows
@@ -200,16 +197,7 @@ __global__ void __launch_bounds__(kThreads) wavePair(const stnc_rt::Layout L, co
     }
     const float4 vv = *reinterpret_cast<const float4*>(vS + (it % kVSlots) * kH * kW + 4 * tid);
     const float4 rv = *reinterpret_cast<const float4*>(rS + (it % kVSlots) * kH * kW + 4 * tid);
-    const float row[12] = {l.x, l.y, l.z, l.w, c4.x, c4.y, c4.z, c4.w, rr.x, rr.y, rr.z, rr.w};
-    float4 out;
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      float s[4];
-#pragma unroll
-      for (int m = 1; m <= 4; ++m)
-        s[m - 1] = ((((comp(uq[4 + m], c) + comp(uq[4 - m], c)) + comp(up[m - 1], c)) + comp(dn[m - 1], c)) + row[4 + c + m]) + row[4 + c - m];
-      setComp(out, c, leap(comp(uq[4], c), comp(vv, c), comp(rv, c), s));
-    }
+    const float4 out = leap8x::update4cols(uq, up, dn, l, c4, rr, vv, rv);
     if (act) *reinterpret_cast<float4*>(v + p + it * s0) = out;
 #pragma unroll
     for (int m = 0; m < 8; ++m) uq[m] = uq[m + 1];
