@@ -42,11 +42,7 @@
 
 namespace {
 
-using leap8x::cpAsync16;
-using leap8x::cpAsyncCommit;
-using leap8x::cpAsyncWait;
-using leap8x::countDiff;
-using leap8x::fillRandom;
+using namespace leap8x;  // bench/temporal/leap8_util.h
 
 // The update of a thread's 4 columns at one plane: q = the column's dim-0 queue (centre q[4]),
 // S = the shared plane of the same field, v and r = the other step inputs at the 4 columns.

@@ -42,11 +42,7 @@
 
 namespace {
 
-using leap8x::cpAsync16;
-using leap8x::cpAsyncCommit;
-using leap8x::cpAsyncWait;
-using leap8x::countDiff;
-using leap8x::fillRandom;
+using namespace leap8x;  // bench/temporal/leap8_util.h
 
 constexpr int kTX = 16, kTY = 16, kR = 4;
 constexpr int kW = 4 * kTX, kH = kTY;                // a tile: 64 columns x 16 rows
