@@ -243,17 +243,16 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   } else if (!t.ok) {
     s.temporalWhy = "not possible: " + t.why;
   } else {
-    // Measured on the H200 (bench/results/2026-12-01-s17-temporal.md, cuda::step of star7 f64, 100 steps,
-    // pair kernel at 32 registers without spills): 0.72x of single steps at 256^3, 1.04x at 512^3 (1.15 GB
-    // per field), 1.13x at 768^3, 1.14x at 1024^3. So auto fuses f64 kernels at run time when a field's
-    // allocation is 2 GiB or more (kTemporalMinBytes in the generated step); f32 was not measured.
+    // auto: f64 kernels, fused at run time for fields of kTemporalAutoMinGiB or more (the measurement is at
+    // its definition); f32 was not measured.
     if (o.temporal == "on") {
       s.temporal = 1;
       s.temporalWhy = t.why + " (--temporal=on)";
     } else if (k.type == dag::ElemType::F64) {
       s.temporal = 2;
-      s.temporalWhy = t.why + ", in cuda::step for fields of 2 GiB or more (measured on the H200, star7 f64: 1.13-1.14x "
-                      "at 768^3-1024^3, 1.04x at 512^3, 0.72x at 256^3; --temporal=on fuses at every size)";
+      s.temporalWhy = t.why + ", in cuda::step for fields of " + std::to_string(kTemporalAutoMinGiB) +
+                      " GiB or more (measured on the H200, star7 f64: 1.13-1.14x at 768^3-1024^3, 1.04x at 512^3, 0.72x "
+                      "at 256^3; --temporal=on fuses at every size)";
     } else {
       s.temporalWhy = "eligible, not used: measured for f64 only (star7: 1.13x at 768^3, 0.72x at 256^3); "
                       "--temporal=on forces it";

@@ -24,4 +24,9 @@ struct TemporalPlan {
 
 TemporalPlan planTemporal(const dag::Context& ctx, const dag::Kernel& k);
 
+// --temporal=auto fuses f64 kernels in cuda::step only when a field's allocation is at least this many GiB:
+// on the H200 (star7 f64, 100 steps) the pairs ran 0.72x of single steps at 256^3, 1.04x at 512^3 (1.15 GB per
+// field), 1.13x at 768^3 (3.8 GB), 1.14x at 1024^3 (bench/results/2026-12-01-s17-temporal.md).
+inline constexpr int kTemporalAutoMinGiB = 2;
+
 }  // namespace stnc::passes

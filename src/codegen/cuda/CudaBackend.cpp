@@ -579,10 +579,11 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     p.line("// " + plan.in + " -> (" + plan.out + ", third) then third -> (" + plan.out + ", " + plan.in +
            "): the roles end where four single steps leave them. Not with point sources.");
     if (k.schedule.temporal == 2) {
-      p.line("// Only for fields of 2 GiB or more: on the H200 (star7 f64, 100 steps) the pairs ran 1.13-1.14x of single");
+      const std::string gib = std::to_string(passes::kTemporalAutoMinGiB);
+      p.line("// Only for fields of " + gib + " GiB or more: on the H200 (star7 f64, 100 steps) the pairs ran 1.13-1.14x of single");
       p.line("// steps at 768^3-1024^3, 1.04x at 512^3 (1.15 GB per field) and 0.72x at 256^3, where L2 keeps much of a");
       p.line("// sweep's input for the next (bench/results/2026-12-01-s17-temporal.md).");
-      p.line("constexpr size_t kTemporalMinBytes = size_t(2) << 30;");
+      p.line("constexpr size_t kTemporalMinBytes = size_t(" + gib + ") << 30;");
       p.line("const bool fuse_ = nsources_ == 0 && steps_ >= 4 && L_.count * sizeof(real) >= kTemporalMinBytes;");
     } else {
       p.line("const bool fuse_ = nsources_ == 0 && steps_ >= 4;");
