@@ -1,6 +1,7 @@
 // Helpers for codegen tests: generate every output of a program, and run the system C++ compiler
 // on generated files in a fresh temporary directory.
 #pragma once
+#include <doctest/doctest.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -23,6 +24,13 @@ inline std::map<std::string, std::string> generateAll(const dag::Module& m) {
           {".cpp", codegen::generateCpp(m, o)},
           {".cu", codegen::generateCuda(m, o)},
           {".json", codegen::generateMetadata(m, o)}};
+}
+
+// The CUDA file of a program that must compile (default options).
+inline std::string cudaOf(const std::string& src) {
+  auto c = compileText(src);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  return generateAll(*c->module).at(".cu");
 }
 
 // A fresh directory under the system temp dir, removed on destruction.

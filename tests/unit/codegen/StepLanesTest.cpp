@@ -11,12 +11,6 @@ using namespace stnc;
 
 namespace {
 
-std::string cudaOf(const char* src) {
-  auto c = test::compileText(src);
-  REQUIRE_MESSAGE(c->module, c->diagText());
-  return test::generateAll(*c->module).at(".cu");
-}
-
 size_t at(const std::string& text, const std::string& what, size_t from = 0) {
   const size_t p = text.find(what, from);
   REQUIRE_MESSAGE(p != std::string::npos, "missing: " << what);
@@ -32,7 +26,7 @@ std::string function(const std::string& cu, const std::string& name) {
 }  // namespace
 
 TEST_CASE("a region kernel's sweeps spread their part launches over one lane each, forked and joined on the caller's stream") {
-  const std::string cu = cudaOf(test::kAcousticShell);
+  const std::string cu = test::cudaOf(test::kAcousticShell);
   // The region takes lane 0, the default part's boxes (six around the region in 3-D) lanes 1 + b_.
   const std::string sweep = function(cu, "launchSweep");
   at(sweep, "launchPart_inner(L_, b_, u, roc2, eta, v, phi, stnc_rt::laneOf(lanes_, stream_, 0))");
@@ -58,11 +52,11 @@ TEST_CASE("a region kernel's sweeps spread their part launches over one lane eac
 }
 
 TEST_CASE("lanes: one per possible launch, 1 + 2 x rank per region, at most eight, none for overlapping regions") {
-  const std::string two = cudaOf(
+  const std::string two = test::cudaOf(
       "stencil s(i, j) : f32 { in u; inout v; region a = [2:-2, 2:-2];\n"
       "  v @ a = u[i+1, j] + u[i-1, j];\n  v = u; }");
   CHECK(two.find("stnc_rt::Lanes* const lanes_ = stnc_rt::threadLanes(5);") != std::string::npos);
-  const std::string many = cudaOf(
+  const std::string many = test::cudaOf(
       "stencil s(i, j, k) : f64 { in u; inout v; region a = [2:-2, 2:-2, 2:-2]; region b = [1:-1, 1:-1, 1:-1];\n"
       "  v @ a = u[i+1, j, k] + u[i-1, j, k];\n  v @ b = 2.0 * u;\n  v = u; }");
   // Two regions may overlap (on small grids, or as written: these do): then one stream, checked per call.
@@ -74,7 +68,7 @@ TEST_CASE("lanes: one per possible launch, 1 + 2 x rank per region, at most eigh
 }
 
 TEST_CASE("a kernel without regions launches on the caller's stream only") {
-  const std::string cu = cudaOf("stencil s(i, j, k) : f64 { in u; out w; w = u[i+1, j, k] + u[i-1, j, k]; }");
+  const std::string cu = test::cudaOf("stencil s(i, j, k) : f64 { in u; out w; w = u[i+1, j, k] + u[i-1, j, k]; }");
   CHECK(cu.find("cudaStreamBeginCapture") != std::string::npos);
   // (The runtime embedded in every .cu defines stnc_rt::Lanes; the kernel's code does not use it.)
   CHECK(cu.find("stnc_rt::laneOf(") == std::string::npos);

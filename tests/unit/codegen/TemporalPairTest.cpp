@@ -15,18 +15,12 @@ const char* kStar =
     "stencil s(i, j, k) : f64 { in u; out v; swap u, v;\n"
     "  v = 0.4 * u + 0.1 * (u[i-1,j,k] + u[i+1,j,k] + u[i,j-1,k] + u[i,j+1,k] + u[i,j,k-1] + u[i,j,k+1]); }";
 
-std::string cudaOf(const std::string& src) {
-  auto c = test::compileText(src);
-  REQUIRE_MESSAGE(c->module, c->diagText());
-  return test::generateAll(*c->module).at(".cu");
-}
-
 bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 }  // namespace
 
 TEST_CASE("auto: an eligible f64 kernel gets the fused pair, used by cuda::step for fields of 2 GiB or more") {
-  const std::string cu = cudaOf(kStar);
+  const std::string cu = test::cudaOf(kStar);
   CHECK(has(cu, "template <bool kStoreMid>"));
   CHECK(has(cu, "stepPair(const stnc_rt::Layout L_, const real* __restrict__ u, real* __restrict__ v, real* __restrict__ fin_, const long chunk_)"));
   CHECK(has(cu, "constexpr long kH0_ = 1, kH1_ = 1, kH2_ = 1;"));
@@ -42,13 +36,13 @@ TEST_CASE("auto: an eligible f64 kernel gets the fused pair, used by cuda::step 
 TEST_CASE("auto: an f32 kernel (not measured) keeps single steps") {
   std::string src = kStar;
   src.replace(src.find("f64"), 3, "f32");
-  const std::string cu = cudaOf(src);
+  const std::string cu = test::cudaOf(src);
   CHECK_FALSE(has(cu, "stepPair"));
   CHECK_FALSE(has(cu, "fuse_"));
 }
 
 TEST_CASE("without a dim-0 halo the pair's ring checks the plane range") {
-  const std::string cu = cudaOf(
+  const std::string cu = test::cudaOf(
       "stencil s(i, j, k) : f64 { in u; out v; swap u, v;\n"
       "  v = 0.4 * u + 0.1 * (u[i,j-1,k] + u[i,j+1,k] + u[i,j,k-1] + u[i,j,k+1]); }");
   CHECK(has(cu, "constexpr long kH0_ = 0, kH1_ = 1, kH2_ = 1;"));
