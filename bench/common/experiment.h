@@ -53,3 +53,14 @@ __global__ void fillHash(T* a, size_t n, unsigned seed) {
     a[q] = static_cast<T>(static_cast<double>(x >> 11) * 0x1.0p-53 * 2.0 - 1.0);
   }
 }
+
+// Elements of a and b (n each) whose bits differ, added to *bad (float or double).
+__device__ __forceinline__ unsigned long long bitsOf(float x) { return __float_as_uint(x); }
+__device__ __forceinline__ unsigned long long bitsOf(double x) { return static_cast<unsigned long long>(__double_as_longlong(x)); }
+template <typename T>
+__global__ void countDiff(const T* a, const T* b, size_t n, unsigned long long* bad) {
+  unsigned long long c = 0;
+  for (size_t q = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; q < n; q += static_cast<size_t>(gridDim.x) * blockDim.x)
+    c += bitsOf(a[q]) != bitsOf(b[q]);
+  if (c) atomicAdd(bad, c);
+}

@@ -1,5 +1,6 @@
 // Shared by the leap8 experiments (temporal_leap8.cu: fused pairs; wave_leap8.cu: two steps through L2):
-// the leapfrog update in the generated kernel's order, float4 lanes, cp.async, the bit-for-bit comparison.
+// the leapfrog update in the generated kernel's order, float4 lanes, cp.async, the random fill (the bit-for-bit
+// comparison, countDiff, is in bench/common/experiment.h).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -56,14 +57,6 @@ __device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_
 template <int N>
 __device__ __forceinline__ void cpAsyncWait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-// Elements of a and b (n each) whose bits differ, added to *bad.
-__global__ void countDiff(const float* a, const float* b, size_t n, unsigned long long* bad) {
-  unsigned long long c = 0;
-  for (size_t q = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; q < n; q += static_cast<size_t>(gridDim.x) * blockDim.x)
-    c += __float_as_uint(a[q]) != __float_as_uint(b[q]);
-  if (c) atomicAdd(bad, c);
 }
 
 // n uniform values in [lo, hi) from seed, copied to device memory d.

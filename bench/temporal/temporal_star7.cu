@@ -86,14 +86,6 @@ __global__ void poisonInterior(double* a, const stnc_rt::Layout L) {
     a[stnc_rt::at(L, q / (L.n[1] * L.n[2]), q / L.n[2] % L.n[1], q % L.n[2])] = 1e300;
 }
 
-// Elements of a and b (n each) whose bits differ, added to *bad.
-__global__ void countDiff(const double* a, const double* b, size_t n, unsigned long long* bad) {
-  unsigned long long c = 0;
-  for (size_t q = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; q < n; q += static_cast<size_t>(gridDim.x) * blockDim.x)
-    c += __double_as_longlong(a[q]) != __double_as_longlong(b[q]);
-  if (c) atomicAdd(bad, c);
-}
-
 template <int TX, int TY>
 cudaError_t launchFused(const stnc_rt::Layout& L, long chunk, const double* u, const double* v, double* out, const Coef& c) {
   const dim3 block(TX, TY, 1);
