@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What limits box125_rt (issue 6: 0.70 of the FP64 FMA floor, target 0.75)? Builds the stnc-generated kernel
 # once per variant (bench/sumfactor/patch.py: launch bounds, FMA chains) and chunk length, times each on n^3
-# (bench/sumfactor/box125_variants.cu) and, with PROFILE=1, prints Nsight Compute's warp stall breakdown of
+# (bench/sumfactor/box125_variants.cu), then the hand-written FP64 tensor-core form (box125_dmma.cu; DMMA=0
+# skips it) and, with PROFILE=1, prints Nsight Compute's warp stall breakdown of
 # the base kernel and the SASS instruction mix of its inner loop (SASS_OUT=FILE: the listing).
 #   STNC=build-static/stnc bash bench/sumfactor/run.sh [N]        (default 256)
 #   VARIANTS="base lb4 lb4+chain" CHUNKS="0 64" ...                  (0: the launcher's own rule)
@@ -29,7 +30,10 @@ printf '%s\n' "${builds[@]}" | xargs -P "$(nproc)" -I{} bash -c '
   "$1" -O3 -std=c++17 -arch=sm_90 -fmad=false -Werror all-warnings -Xptxas -v -I "$d" -I "$2/bench/common" \
     "$2/bench/sumfactor/box125_variants.cu" "$d/box125_rt.cu" -o "$d/run" 2> "$d/ptxas.txt" || { cat "$d/ptxas.txt"; exit 255; }' \
   _ "$nvcc" "$root" {}
-if [[ ${BUILD_ONLY:-0} == 1 ]]; then echo "built ${#builds[@]} variants"; exit 0; fi
+# The FP64 tensor-core form (bench/sumfactor/box125_dmma.cu: hand-written, the same coefficients and check).
+"$nvcc" -O3 -std=c++17 -arch=sm_90 -Werror all-warnings -Xptxas -v -I "$root/bench/common" "$root/bench/sumfactor/box125_dmma.cu" \
+  -o "$work/dmma" 2> "$work/dmma-ptxas.txt" || { cat "$work/dmma-ptxas.txt"; exit 1; }
+if [[ ${BUILD_ONLY:-0} == 1 ]]; then echo "built ${#builds[@]} variants and the DMMA form"; exit 0; fi
 echo "# box125_rt variants (bench/sumfactor/run.sh $n), $(date -Is)"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader || true
 echo
@@ -42,6 +46,11 @@ for b in "${builds[@]}"; do
   row=$("$d/run" "$n" 30 "${b#*|}") || rc=1
   echo "${row% |} $regs |"
 done
+if [[ ${DMMA:-1} == 1 ]]; then
+  echo
+  echo "## The FP64 tensor-core form (bench/sumfactor/box125_dmma.cu)"
+  "$work/dmma" "$n" 30 || rc=1
+fi
 if [[ ${PROFILE:-0} == 1 ]] && command -v ncu > /dev/null; then
   base="$work/c${chunks[0]}/${variants[0]}/run"
   echo

@@ -244,7 +244,7 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     s.temporalWhy = "not possible: " + t.why;
   } else {
     // auto: f64 kernels, fused at run time for fields of kTemporalAutoMinGiB or more (the measurement is at
-    // its definition); f32 was not measured.
+    // its definition); f32 loses at every size measured (bench/results/2026-12-02-s18-box125.md).
     if (o.temporal == "on") {
       s.temporal = 1;
       s.temporalWhy = t.why + " (--temporal=on)";
@@ -254,8 +254,8 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
                       " GiB or more (measured on the H200, star7 f64: 1.13-1.14x at 768^3-1024^3, 1.04x at 512^3, 0.72x "
                       "at 256^3; --temporal=on fuses at every size)";
     } else {
-      s.temporalWhy = "eligible, not used: measured for f64 only (star7: 1.13x at 768^3, 0.72x at 256^3); "
-                      "--temporal=on forces it";
+      s.temporalWhy = "eligible, not used: measured to lose for f32 (star7 f32 pairs 0.59x / 0.70x / 0.71x at 512^3 / 800^3 / "
+                      "1024^3 on the H200; f64: 1.13x at 768^3); --temporal=on forces it";
     }
   }
   return s;
