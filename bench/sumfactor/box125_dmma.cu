@@ -112,8 +112,10 @@ __global__ void __launch_bounds__(kThreads) box125Dmma(Grid g, long chunk, const
 // row + 3 (m + 1): within a half by a shuffle of 12 lanes, from rows 5..7 to rows 8..10 by one of 20.
 constexpr int kGY = 3, kTY16 = 12;                       // rows per mma group, output rows per block
 constexpr int kRows16 = kTY16 + 2 * kR;
-__global__ void __launch_bounds__(kThreads) box125Dmma16(Grid g, long chunk, const double* __restrict__ u, double* __restrict__ v) {
-  __shared__ __align__(16) double tile[kSlots][kRows16][kCols];
+template <int MinBlocks, int Ahead>
+__global__ void __launch_bounds__(kThreads, MinBlocks) box125Dmma16(Grid g, long chunk, const double* __restrict__ u, double* __restrict__ v) {
+  constexpr int kSlots16 = Ahead + 2;
+  __shared__ __align__(16) double tile[kSlots16][kRows16][kCols];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, grp = lane >> 2, tig = lane & 3;
   const long z0 = blockIdx.x * static_cast<long>(kTZ), y0 = blockIdx.y * static_cast<long>(kTY16);
   const long x0 = blockIdx.z * chunk, x1 = x0 + chunk < g.n ? x0 + chunk : g.n;
@@ -136,17 +138,17 @@ __global__ void __launch_bounds__(kThreads) box125Dmma16(Grid g, long chunk, con
       cpAsync16(&tile[slot][r][2 * q], u + g.at(x, y0 - kR + r, z0 - kR + 2 * q));
     }
   };
-  for (int i = 0; i < kAhead; ++i) {
+  for (int i = 0; i < Ahead; ++i) {
     if (i < np) copy(i, xs + i);
     cpCommit();
   }
   double acc[4][4] = {};  // group q of this warp: rows 3 warp .. + 2 of the tile, columns 8 q .. + 7
   for (long t = 0; t < np; ++t) {
-    if (t + kAhead < np) copy(static_cast<int>((t + kAhead) % kSlots), xs + t + kAhead);
+    if (t + Ahead < np) copy(static_cast<int>((t + Ahead) % kSlots16), xs + t + Ahead);
     cpCommit();
-    cpWait<kAhead>();
+    cpWait<Ahead>();
     __syncthreads();
-    const double* T = &tile[t % kSlots][0][0];
+    const double* T = &tile[t % kSlots16][0][0];
     const long xo = xs + t - kR;
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
@@ -263,7 +265,9 @@ int main(int argc, char** argv) {
     void (*kernel)(Grid, long, const double*, double*);
     int tileY;
   };
-  for (const Form& f : {Form{"m8n8k4, tile 8x32", box125Dmma, kTY}, Form{"m16n8k4, tile 12x32", box125Dmma16, kTY16}}) {
+  for (const Form& f : {Form{"m8n8k4, tile 8x32", box125Dmma, kTY}, Form{"m16n8k4, tile 12x32", box125Dmma16<4, 2>, kTY16},
+                        Form{"m16n8k4, tile 12x32, 5 blocks per SM", box125Dmma16<5, 2>, kTY16},
+                        Form{"m16n8k4, tile 12x32, 3 planes ahead", box125Dmma16<4, 3>, kTY16}}) {
     int perSm = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, f.kernel, kThreads, 0));
     cudaFuncAttributes fa{};

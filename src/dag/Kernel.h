@@ -84,9 +84,9 @@ struct Footprint {
 // (passes/FactorSums, --factor-sums=on; the plan is Kernel::sumFactor). Blocks of threads own a tile of
 // the (dim 1, dim 2) plane and walk a chunk of dim 0; each plane's partial sums are computed once per
 // point from a shared-memory tile and added to the outputs of every plane they feed.
-enum class Strategy { Naive, Stream, SumFactor };
+enum class Strategy { Naive, Stream, SumFactor, Tensor };
 inline const char* strategyName(Strategy s) {
-  return s == Strategy::Naive ? "naive" : s == Strategy::Stream ? "stream" : "sumfactor";
+  return s == Strategy::Naive ? "naive" : s == Strategy::Stream ? "stream" : s == Strategy::SumFactor ? "sumfactor" : "tensor";
 }
 
 struct Schedule {
@@ -150,6 +150,14 @@ struct SumFactor {
   int r2() const;  // largest |a|
 };
 
+// A weighted sum of one field over a box of at most 5 x 5 x 5 offsets, as the DAG evaluates it: an fma
+// chain whose terms come in ascending (d0, b, a) order (passes/TensorSums). The tensor schedule computes
+// it with FP64 tensor-core mmas, which add their products in the same order with the same rounding.
+struct TensorSum {
+  std::string field, output;
+  std::vector<SumFactorTerm> terms;  // the chain's order: (d0, b, a) ascending; coef, or coef * param
+};
+
 // The CUDA schedule the source asks for (`schedule stream(block = 32x8, rows = 2);` in a stencil, or
 // `schedule NAME stream(...);` at the top level, e.g. for a group; docs/EXTENSIONS.md). Unset values:
 // "" for words, 0 (-1 for prefetch) for numbers. Options on the command line win value by value; a saved
@@ -183,6 +191,7 @@ struct Kernel {
   Footprint footprint;  // set by the footprint pass
   Schedule schedule;    // set by the choose-schedule pass
   std::optional<SumFactor> sumFactor;  // set by the factor-sums pass (--factor-sums=on)
+  std::optional<TensorSum> tensorSum;  // set by the tensor-sums pass (--fp-contract=on, unless --tensor-cores=off)
   // Region parts (-1: the default part) whose CUDA kernel has a schedule of its own (today: parts whose
   // shared-memory rings do not fit the policy's budget get narrower rings or the L1 policy). Set by
   // choose-schedule.

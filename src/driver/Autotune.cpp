@@ -37,8 +37,11 @@ json scheduleJson(const dag::Schedule& s) {
 bool scheduleFromJson(const json& j, dag::Schedule& s) {
   if (!j.is_object() || !j.contains("strategy") || !j.contains("block")) return false;
   const std::string st = j["strategy"].get<std::string>();
-  if (st != "naive" && st != "stream" && st != "sumfactor") return false;
-  s.strategy = st == "stream" ? dag::Strategy::Stream : st == "sumfactor" ? dag::Strategy::SumFactor : dag::Strategy::Naive;
+  if (st != "naive" && st != "stream" && st != "sumfactor" && st != "tensor") return false;
+  s.strategy = st == "stream"      ? dag::Strategy::Stream
+               : st == "sumfactor" ? dag::Strategy::SumFactor
+               : st == "tensor"    ? dag::Strategy::Tensor
+                                   : dag::Strategy::Naive;
   if (std::sscanf(j["block"].get<std::string>().c_str(), "%dx%d", &s.blockX, &s.blockY) != 2) return false;
   if (s.blockX <= 0 || s.blockX % 16 != 0 || s.blockY <= 0 || s.blockX * s.blockY > 1024) return false;
   s.rows = j.value("rows", 1);
@@ -326,6 +329,7 @@ int applySchedules(dag::Module& m, const std::string& text, std::string& error) 
     }
     if (s.strategy == dag::Strategy::Stream && k.rank() != 3) continue;
     if (s.strategy == dag::Strategy::SumFactor && !k.sumFactor) continue;  // saved for a --factor-sums=on build
+    if (s.strategy == dag::Strategy::Tensor && !k.tensorSum) continue;     // saved for a --fp-contract=on build
     s.reason = "from the schedules file (autotuned" + (e.contains("us") && e["us"].is_number() ? ": " + std::to_string(e["us"].get<double>()).substr(0, 8) + " us" : std::string()) + ")";
     k.schedule = s;
     passes::fillPartSchedules(m.ctx, k);

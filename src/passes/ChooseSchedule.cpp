@@ -56,6 +56,18 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   } else if (o.strategy == "stream") {
     s.strategy = dag::Strategy::Stream;
     s.reason = "forced (--schedule=stream or the source's schedule)";
+  } else if (k.tensorSum) {
+    // The tensor schedule (passes/TensorSums, codegen/cuda/TensorSumKernel): 4 warps, each 3 rows x 32 columns
+    // of a 12 x 32 tile, 2 planes in flight (3 spill at the 128 registers that keep 4 blocks per SM).
+    // Measured (bench/results/2026-12-02-s18-box125.md, box125_rt, H200): 165.2 / 507.8 / 1161.4 us at 256^3 / 384^3 /
+    // 512^3 against sumfactor's 181.5 / 563.9 / 1333.6 (0.77-0.88 of the FP64 FMA floor), bit for bit the sum as written.
+    s.strategy = dag::Strategy::Tensor;
+    s.blockX = 32;
+    s.blockY = 4;
+    s.prefetch = 2;
+    s.reason = "a weighted sum of " + std::to_string(k.tensorSum->terms.size()) + " terms of " + k.tensorSum->field +
+               " within offsets -2..2, one fma chain in (plane, row, column) order: FP64 tensor cores (mma.sync m16n8k4, "
+               "twice the FMA pipe's rate; 65 % of its multiply-adds useful; bit for bit the chain)";
   } else if (k.sumFactor) {
     // The factored weighted sum (passes/FactorSums): each plane's partial sums are computed once per
     // point from a shared-memory tile and feed the outputs of every plane they reach. 16x8 threads of
@@ -214,6 +226,14 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     s.vec = maxVec;
   }
   if (s.strategy == dag::Strategy::SumFactor && s.prefetch < 1) s.prefetch = 1;  // the copy pipeline needs one plane in flight
+  if (s.strategy == dag::Strategy::Tensor) {  // the mma fragments fix the block, its tile and the pipeline depth
+    if (s.blockX != 32 || s.blockY != 4 || s.prefetch != 2 || s.rows != 1 || s.vec != 1 || s.unroll != 1)
+      s.reason += "; the tensor schedule keeps block 32x4, prefetch 2 (only --chunk applies)";
+    s.blockX = 32;
+    s.blockY = 4;
+    s.prefetch = 2;
+    s.rows = s.vec = s.unroll = 1;
+  }
   if (o.smem == "on") s.smem = 1;
   if (o.smem == "on" && o.prefetch < 0 && s.prefetch == 0) s.prefetch = 2;
   if (o.smem == "off") s.smem = 0;

@@ -31,6 +31,7 @@ struct ScheduleOverride {
   std::string fuseRegions = "auto";  // auto | on | off: a region and the default equations in one kernel
   bool contractFma = false;       // --fp-contract=on: the contract-fma pass fuses a*b+c (not a schedule
                                   // choice, but the same kind of user override of the middle end)
+  std::string tensorCores = "auto";  // auto | off: wide weighted box sums on the FP64 tensor cores where they qualify (passes/TensorSums.h)
   bool factorSums = false;        // --factor-sums=on: the factor-sums pass shares partial sums of
                                   // symmetric weighted sums (passes/FactorSums.h), a reassociation
   int smVersion = 90;             // the CUDA architecture built for (--arch sm_XY -> XY): the policy

@@ -215,6 +215,7 @@ dag::NodeId buildSumFactor(dag::Context& ctx, const dag::SumFactor& f) {
 bool factorSums(dag::Module& m, DiagEngine& diags, bool fma) {
   bool changed = false;
   for (dag::Kernel& k : m.kernels) {
+    if (k.tensorSum) continue;  // the tensor schedule computes the sum as written (passes/TensorSums)
     std::optional<dag::SumFactor> f = analyzeSumFactor(m.ctx, k, fma);
     if (!f) continue;
     k.outputs[0].value = buildSumFactor(m.ctx, *f);

@@ -8,6 +8,7 @@
 #include "passes/ContractFma.h"
 #include "passes/FactorSums.h"
 #include "passes/Footprint.h"
+#include "passes/TensorSums.h"
 #include "passes/FuseGroups.h"
 #include "passes/PruneDeadNodes.h"
 #include "sema/CheckDecls.h"
@@ -29,6 +30,11 @@ PassManager standardPasses(const ScheduleOverride& schedule) {
   pm.add("prune-dead-nodes", pruneDeadNodes);
   // Opt-in FMA contraction (--fp-contract=on); a no-op otherwise, so the pass list stays fixed.
   pm.add("contract-fma", [schedule](dag::Module& m, DiagEngine& d) { return schedule.contractFma && contractFma(m, d); });
+  // Wide weighted box sums that the FP64 tensor cores compute bit for bit as written (an fma chain, so only
+  // with --fp-contract=on; --tensor-cores=off disables): marked before factor-sums, which leaves them.
+  pm.add("tensor-sums", [schedule](dag::Module& m, DiagEngine& d) {
+    return schedule.contractFma && schedule.tensorCores != "off" && markTensorSums(m, d);
+  });
   // Opt-in reassociation (--factor-sums=on): symmetric weighted sums as shared partial sums, after
   // contract-fma so that it builds its own fma chain (and before the footprint, which it keeps).
   pm.add("factor-sums", [schedule](dag::Module& m, DiagEngine& d) { return schedule.factorSums && factorSums(m, d, schedule.contractFma); });

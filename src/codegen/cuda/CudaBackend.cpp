@@ -19,6 +19,7 @@
 #include "codegen/cuda/LaunchText.h"
 #include "codegen/cuda/StreamKernel.h"
 #include "codegen/cuda/SumFactorKernel.h"
+#include "codegen/cuda/TensorSumKernel.h"
 #include "codegen/cuda/TemporalPair.h"
 #include "passes/ChooseSchedule.h"
 #include "passes/FuseRegions.h"
@@ -55,6 +56,9 @@ std::string scheduleComment(const dag::Context& ctx, const dag::Kernel& k) {
       c += "\n  register queue: " + q.field + " at " + k.axes[0] + "" + std::to_string(q.lo) + ".." + std::to_string(q.hi) +
            " (one new load per point instead of " + std::to_string(q.hi - q.lo + 1) + ")" +
            (s.smem && s.heads ? ", from global memory " + std::to_string(s.prefetch) + " plane(s) ahead" : "");
+  } else if (s.strategy == dag::Strategy::Tensor) {
+    c += ", 4 warps of 3 rows x 32 columns (a 12 x 32 tile), each plane's products on the FP64 tensor cores (mma.sync m16n8k4), chunks of dim 0 (" +
+         (s.chunk > 0 ? std::to_string(s.chunk) : std::string("sized at launch to fill whole waves")) + "), tiles 2 planes ahead in shared memory";
   } else if (s.strategy == dag::Strategy::SumFactor) {
     c += ", " + std::to_string(s.rows) + " rows x " + std::to_string(s.vec) + " points per thread; each thread walks the planes of a chunk of dim 0 (" +
          (s.chunk > 0 ? std::to_string(s.chunk) : std::string("sized at launch from the SM count")) + "), tiles arrive in shared memory " +
@@ -332,6 +336,23 @@ void emitSumFactor(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int 
   p.closeScope(launchName(k, part));
 }
 
+void emitTensorSum(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part) {
+  p.line("// One-point kernel for unaligned layouts (its own 32x8 block).");
+  p.openScope("namespace naive_fallback");
+  p.line("constexpr int kBlockX = 32;");
+  p.line("constexpr int kBlockY = 8;");
+  emitNaive(p, m, k, part);
+  p.closeScope("namespace naive_fallback");
+  const std::string kname = partName(k, part) + "_tc", args = callArgs(k, ArgMode::Sweep);
+  emitTensorSumKernel(p, k, kname, restrictArgs(k), usedNamesVoidCast(m.ctx, k, false, part));
+  p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " + declArgs(k, ArgMode::Sweep) +
+              ", cudaStream_t stream_)");
+  p.line("if (!(" + alignedCondition(k, "2", "16") + "))");
+  p.line("  return naive_fallback::" + launchName(k, part) + "(L_, B_, " + args + ", stream_);");
+  emitTensorSumLaunch(p, k, kname, args);
+  p.closeScope(launchName(k, part));
+}
+
 // The fused region kernel (passes/FuseRegions): region R's schedule and rings over the whole clip box.
 // launchFused leaves `done_` false where the per-part kernels must take the box instead (layouts whose
 // rows are not 16-byte aligned, boxes narrower than a tile).
@@ -415,6 +436,7 @@ void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     if (part >= 0) p.line("// region " + k.regions[part].name);
     if (!k.partSchedules.count(part)) {
       if (k.schedule.strategy == dag::Strategy::SumFactor) emitSumFactor(p, m, k, part);
+      else if (k.schedule.strategy == dag::Strategy::Tensor) emitTensorSum(p, m, k, part);
       else if (k.schedule.strategy == dag::Strategy::Stream) emitStream(p, m, k, part);
       else emitNaive(p, m, k, part);
       continue;

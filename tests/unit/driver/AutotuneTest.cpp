@@ -2,6 +2,9 @@
 // needs a GPU and runs in scripts/bench.sh --autotune.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "unit/DagText.h"
 #include "driver/Autotune.h"
 
@@ -94,4 +97,27 @@ TEST_CASE("a saved schedule does not replace the one the source gives") {
   CHECK(driver::applySchedules(*a->module, savedFile(fp, "{\"strategy\": \"naive\", \"block\": \"32x8\"}"), err) == 0);
   CHECK(test::kernelOf(*a, "s").schedule.strategy == dag::Strategy::Stream);
   CHECK(test::kernelOf(*a, "s").schedule.blockY == 16);
+}
+
+TEST_CASE("a saved tensor schedule applies to a kernel the tensor cores take, and is skipped for one compiled without --fp-contract") {
+  std::ifstream in(std::string(STNC_SOURCE_DIR) + "/bench/workloads/box125_rt.stn");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  passes::ScheduleOverride fma;
+  fma.contractFma = true;
+  auto t = test::compileText(ss.str(), {}, fma);
+  REQUIRE_MESSAGE(t->module, t->diagText());
+  REQUIRE(test::kernelOf(*t, "box125_rt").tensorSum);
+  const std::string saved = "{\"strategy\": \"tensor\", \"block\": \"32x4\", \"prefetch\": 2, \"chunk\": 86}";
+  std::string err;
+  auto file = [&](const dag::Module& m) {  // savedFile's entry, for kernel box125_rt
+    return "{\"kernels\": {\"box125_rt\": {\"fingerprint\": \"" + driver::kernelFingerprint(m, m.kernels.at(0)) + "\", \"schedule\": " + saved + "}}}";
+  };
+  CHECK(driver::applySchedules(*t->module, file(*t->module), err) == 1);
+  CHECK(test::kernelOf(*t, "box125_rt").schedule.strategy == dag::Strategy::Tensor);
+  CHECK(test::kernelOf(*t, "box125_rt").schedule.chunk == 86);
+  auto plain = test::compileText(ss.str());
+  REQUIRE(plain->module);
+  CHECK(driver::applySchedules(*plain->module, file(*plain->module), err) == 0);
+  CHECK(test::kernelOf(*plain, "box125_rt").schedule.strategy != dag::Strategy::Tensor);
 }
