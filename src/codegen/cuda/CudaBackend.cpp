@@ -315,42 +315,41 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   p.closeScope(launchName(k, part));
 }
 
-// The sumfactor schedule (one part: factored kernels have no regions): the kernel of
-// codegen/cuda/SumFactorKernel, and the one-point kernel of the DAG for layouts whose rows are not
-// 16-byte aligned (the tiles are copied in 16-byte chunks).
-void emitSumFactor(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part) {
+// A tiled kernel whose tiles are copied in 16-byte chunks (sumfactor, tensor; one part: their kernels have no
+// regions), named partName + suffix and emitted by `kernel(kname, params, unused)`; its launcher falls back to the
+// DAG's one-point kernel for layouts whose rows are not 16-byte aligned, and `launch(kname, args)` emits the rest.
+void emitTiledWithFallback(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part, const std::string& suffix,
+                           const std::function<void(const std::string&, const std::string&, const std::string&)>& kernel,
+                           const std::function<void(const std::string&, const std::string&)>& launch) {
   p.line("// One-point kernel for unaligned layouts (its own 32x8 block).");
   p.openScope("namespace naive_fallback");
   p.line("constexpr int kBlockX = 32;");
   p.line("constexpr int kBlockY = 8;");
   emitNaive(p, m, k, part);
   p.closeScope("namespace naive_fallback");
-  const std::string kname = partName(k, part) + "_sf", args = callArgs(k, ArgMode::Sweep);
-  emitSumFactorKernel(p, k, kname, restrictArgs(k), usedNamesVoidCast(m.ctx, k, false, part));
+  const std::string kname = partName(k, part) + suffix, args = callArgs(k, ArgMode::Sweep);
+  kernel(kname, restrictArgs(k), usedNamesVoidCast(m.ctx, k, false, part));
   p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " + declArgs(k, ArgMode::Sweep) +
               ", cudaStream_t stream_)");
   const std::string per = std::to_string(16 / dag::elemSize(k.type));
   p.line("if (!(" + alignedCondition(k, per, "16") + "))");
   p.line("  return naive_fallback::" + launchName(k, part) + "(L_, B_, " + args + ", stream_);");
-  emitSumFactorLaunch(p, k, kname, args);
+  launch(kname, args);
   p.closeScope(launchName(k, part));
 }
 
+// The sumfactor schedule: the kernel of codegen/cuda/SumFactorKernel.
+void emitSumFactor(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part) {
+  emitTiledWithFallback(
+      p, m, k, part, "_sf", [&](const std::string& n, const std::string& ps, const std::string& un) { emitSumFactorKernel(p, k, n, ps, un); },
+      [&](const std::string& n, const std::string& args) { emitSumFactorLaunch(p, k, n, args); });
+}
+
+// The tensor schedule: the kernel of codegen/cuda/TensorSumKernel (f64: 2 elements per 16-byte chunk).
 void emitTensorSum(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part) {
-  p.line("// One-point kernel for unaligned layouts (its own 32x8 block).");
-  p.openScope("namespace naive_fallback");
-  p.line("constexpr int kBlockX = 32;");
-  p.line("constexpr int kBlockY = 8;");
-  emitNaive(p, m, k, part);
-  p.closeScope("namespace naive_fallback");
-  const std::string kname = partName(k, part) + "_tc", args = callArgs(k, ArgMode::Sweep);
-  emitTensorSumKernel(p, k, kname, restrictArgs(k), usedNamesVoidCast(m.ctx, k, false, part));
-  p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " + declArgs(k, ArgMode::Sweep) +
-              ", cudaStream_t stream_)");
-  p.line("if (!(" + alignedCondition(k, "2", "16") + "))");
-  p.line("  return naive_fallback::" + launchName(k, part) + "(L_, B_, " + args + ", stream_);");
-  emitTensorSumLaunch(p, k, kname, args);
-  p.closeScope(launchName(k, part));
+  emitTiledWithFallback(
+      p, m, k, part, "_tc", [&](const std::string& n, const std::string& ps, const std::string& un) { emitTensorSumKernel(p, k, n, ps, un); },
+      [&](const std::string& n, const std::string& args) { emitTensorSumLaunch(p, k, n, args); });
 }
 
 // The fused region kernel (passes/FuseRegions): region R's schedule and rings over the whole clip box.
