@@ -103,8 +103,8 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
             "forked from and joined into the caller's (one stream when regions overlap)\n";
     if (k.tensorSum) {
       os << "  tensor   : " << k.tensorSum->terms.size() << " terms of " << k.tensorSum->field
-         << " as one fma chain in (plane, row, column) order: the FP64 tensor cores compute it bit for bit (not factored; "
-            "--tensor-cores=off leaves it to the other schedules)\n";
+         << " as one fma chain in (plane, row, column) order (as written, or so reassociated by --factor-sums=on): the FP64 "
+            "tensor cores compute it bit for bit (--tensor-cores=off leaves it to the other schedules)\n";
     } else if (k.sumFactor) {
       const dag::SumFactor& f = *k.sumFactor;
       os << "  factored : shared partial sums of " << f.field << " (" << f.terms.size() << " terms over planes " << f.d0lo() << ".."

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "passes/PruneDeadNodes.h"
+#include "passes/TensorSums.h"
 
 namespace stnc::passes {
 
@@ -177,6 +178,15 @@ std::optional<dag::SumFactor> analyzeSumFactor(const dag::Context& ctx, const da
   return f;
 }
 
+namespace {
+// A term's coefficient as a node: the constant, the param, or constant * param.
+dag::NodeId coefNode(dag::Context& ctx, const dag::SumFactorTerm& t) {
+  if (t.param.empty()) return ctx.constant(t.coef);
+  const dag::NodeId p = ctx.param(ctx.intern(t.param));
+  return t.coef == 1.0 ? p : ctx.apply(dag::Op::Mul, ctx.constant(t.coef), p);
+}
+}  // namespace
+
 dag::NodeId buildSumFactor(dag::Context& ctx, const dag::SumFactor& f) {
   const dag::Symbol u = ctx.intern(f.field);
   auto X = [&](int a, int d0, int d1) {
@@ -187,15 +197,10 @@ dag::NodeId buildSumFactor(dag::Context& ctx, const dag::SumFactor& f) {
     if (!f.pair1 || b == 0) return X(a, d0, b);
     return ctx.apply(dag::Op::Add, X(a, d0, -b), X(a, d0, b));
   };
-  auto coefNode = [&](const dag::SumFactorTerm& t) {
-    if (t.param.empty()) return ctx.constant(t.coef);
-    const dag::NodeId p = ctx.param(ctx.intern(t.param));
-    return t.coef == 1.0 ? p : ctx.apply(dag::Op::Mul, ctx.constant(t.coef), p);
-  };
   auto S = [&](int k, int d0) {
     dag::NodeId acc = dag::kNoNode;
     for (const dag::SumFactorTerm& t : f.classes[k]) {
-      const dag::NodeId c = coefNode(t), y = Y(t.a, t.b, d0);
+      const dag::NodeId c = coefNode(ctx, t), y = Y(t.a, t.b, d0);
       if (acc == dag::kNoNode) acc = ctx.apply(dag::Op::Mul, c, y);
       else if (f.fma) acc = ctx.apply(dag::Op::Fma, c, y, acc);
       else acc = ctx.apply(dag::Op::Add, acc, ctx.apply(dag::Op::Mul, c, y));
@@ -212,12 +217,33 @@ dag::NodeId buildSumFactor(dag::Context& ctx, const dag::SumFactor& f) {
   return out;
 }
 
-bool factorSums(dag::Module& m, DiagEngine& diags, bool fma) {
+// The plan's terms as one fma chain in (d0, b, a) order (the order of f.terms): c0 * u0, then fma(c, u, acc).
+dag::NodeId buildChain(dag::Context& ctx, const dag::SumFactor& f) {
+  const dag::Symbol u = ctx.intern(f.field);
+  dag::NodeId acc = dag::kNoNode;
+  for (const dag::SumFactorTerm& t : f.terms) {
+    const dag::NodeId c = coefNode(ctx, t), x = ctx.access(u, dag::Offset{{t.d0, t.b, t.a}});
+    acc = acc == dag::kNoNode ? ctx.apply(dag::Op::Mul, c, x) : ctx.apply(dag::Op::Fma, c, x, acc);
+  }
+  return acc;
+}
+
+bool factorSums(dag::Module& m, DiagEngine& diags, bool fma, bool tensor) {
   bool changed = false;
   for (dag::Kernel& k : m.kernels) {
     if (k.tensorSum) continue;  // the tensor schedule computes the sum as written (passes/TensorSums)
     std::optional<dag::SumFactor> f = analyzeSumFactor(m.ctx, k, fma);
     if (!f) continue;
+    if (tensor && fma && !f->pair1 && !f->pair2 && !(k.request.present && !k.request.strategy.empty() && k.request.strategy != "auto")) {
+      const dag::NodeId before = k.outputs[0].value;
+      k.outputs[0].value = buildChain(m.ctx, *f);
+      k.tensorSum = analyzeTensorSum(m.ctx, k);
+      if (k.tensorSum) {
+        changed = true;
+        continue;
+      }
+      k.outputs[0].value = before;  // not a tensor sum (f32, too few terms, offsets beyond 2): factored below
+    }
     k.outputs[0].value = buildSumFactor(m.ctx, *f);
     k.sumFactor = std::move(f);
     changed = true;

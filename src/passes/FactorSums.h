@@ -32,6 +32,9 @@ std::optional<dag::SumFactor> analyzeSumFactor(const dag::Context& ctx, const da
 // Adds the factored expression of plan f to ctx and returns its root.
 dag::NodeId buildSumFactor(dag::Context& ctx, const dag::SumFactor& f);
 // The pass: rewrites every kernel that qualifies and records its plan in Kernel::sumFactor.
-bool factorSums(dag::Module& m, DiagEngine& diags, bool fma);
+// tensor: an unpaired plan (nothing shared) that the tensor schedule can take (f64, fma, 64 terms or more within
+// offsets -2..2) is rewritten as the fma chain of its terms in (d0, b, a) order instead, and marked for it
+// (Kernel::tensorSum): the same licence to reassociate, and the FP64 tensor cores compute that chain bit for bit.
+bool factorSums(dag::Module& m, DiagEngine& diags, bool fma, bool tensor = false);
 
 }  // namespace stnc::passes

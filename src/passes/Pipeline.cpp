@@ -37,7 +37,9 @@ PassManager standardPasses(const ScheduleOverride& schedule) {
   });
   // Opt-in reassociation (--factor-sums=on): symmetric weighted sums as shared partial sums, after
   // contract-fma so that it builds its own fma chain (and before the footprint, which it keeps).
-  pm.add("factor-sums", [schedule](dag::Module& m, DiagEngine& d) { return schedule.factorSums && factorSums(m, d, schedule.contractFma); });
+  pm.add("factor-sums", [schedule](dag::Module& m, DiagEngine& d) {
+    return schedule.factorSums && factorSums(m, d, schedule.contractFma, schedule.tensorCores != "off");
+  });
   // Footprints (halos) of stencils and of the fused groups.
   pm.add("footprint", computeFootprints);
   pm.add("check-unused", checkUnused);

@@ -12,7 +12,7 @@ namespace {
 constexpr int kMaxReach = 2;   // offsets within [-2, 2] on every axis: 5 plane offsets x 3 output rows fill 15 of 16 mma rows
 constexpr int kMinTerms = 64;  // FP64-bound on the H200: 2 x 64 flops on 16 compulsory bytes is above its 7.9 flop/byte
 
-// A term's coefficient node: a constant or a param.
+// A term's coefficient node: a constant, a param, or constant * param.
 bool coefficient(const dag::Context& ctx, dag::NodeId id, dag::SumFactorTerm& t) {
   const dag::Node& n = ctx.node(id);
   if (n.kind == dag::NodeKind::Const) {
@@ -23,6 +23,15 @@ bool coefficient(const dag::Context& ctx, dag::NodeId id, dag::SumFactorTerm& t)
     t.coef = 1.0;
     t.param = ctx.name(n.sym);
     return true;
+  }
+  if (n.kind == dag::NodeKind::Apply && n.op == dag::Op::Mul) {  // constant * param (factor-sums' chains build these)
+    const dag::Node& a = ctx.node(n.operands[0]);
+    const dag::Node& b = ctx.node(n.operands[1]);
+    if (a.kind == dag::NodeKind::Const && b.kind == dag::NodeKind::Param) {
+      t.coef = a.value;
+      t.param = ctx.name(b.sym);
+      return true;
+    }
   }
   return false;
 }

@@ -114,3 +114,32 @@ TEST_CASE("terms out of (plane, row, column) order: the tensor cores would round
   CHECK(why.find("not in ascending") != std::string::npos);
   CHECK(test::kernelOf(*c, "partial").schedule.strategy != dag::Strategy::Tensor);
 }
+
+TEST_CASE("with --factor-sums=on, an unpaired box written with sum(...) is reassociated into the chain and takes the tensor schedule") {
+  // tests/gpu/symbox.stn's `runtime`: 100 terms (k in -1..2), coefficients constant * param, a tree of partial sums as written.
+  const char* text =
+      "stencil runtime(i, j, k) : f64 { in u; out v; param w;\n"
+      "  v = sum(a in -2..2) (sum(b in -2..2) (sum(c in -1..2) (1.0 + 0.1 * a + 0.01 * b + 0.001 * c) * w * u[i+a, j+b, k+c])); }";
+  passes::ScheduleOverride o = tensorOn(true, true);
+  auto c = test::compileText(text, {}, o);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  const dag::Kernel& k = c->module->kernels.at(0);
+  REQUIRE(k.tensorSum);
+  CHECK_FALSE(k.sumFactor);
+  CHECK(k.tensorSum->terms.size() == 100);
+  CHECK(k.tensorSum->terms.front().param == "w");
+  CHECK(k.tensorSum->terms.front().coef == doctest::Approx(1.0 - 0.2 - 0.02 - 0.001));
+  CHECK(k.schedule.strategy == dag::Strategy::Tensor);
+  const std::string cu = test::generateAll(*c->module).at(".cu");
+  CHECK(cu.find("cS_[0] = 0.0; cS_[1] = (") != std::string::npos);  // (a, b, c) = (-2, -2, -2): no term
+  // Without the tensor schedule the same flags factor it (5 plane classes, the sumfactor schedule).
+  o.tensorCores = "off";
+  auto f = test::compileText(text, {}, o);
+  REQUIRE(f->module);
+  CHECK(f->module->kernels.at(0).sumFactor);
+  CHECK_FALSE(f->module->kernels.at(0).tensorSum);
+  // Without fma no chain: factored.
+  auto nf = test::compileText(text, {}, tensorOn(false, true));
+  REQUIRE(nf->module);
+  CHECK(nf->module->kernels.at(0).sumFactor);
+}
