@@ -234,7 +234,7 @@ bool factorSums(dag::Module& m, DiagEngine& diags, bool fma, bool tensor) {
     if (k.tensorSum) continue;  // the tensor schedule computes the sum as written (passes/TensorSums)
     std::optional<dag::SumFactor> f = analyzeSumFactor(m.ctx, k, fma);
     if (!f) continue;
-    if (tensor && fma && !f->pair1 && !f->pair2 && !(k.request.present && !k.request.strategy.empty() && k.request.strategy != "auto")) {
+    if (tensor && fma && !f->pair1 && !f->pair2 && !sourceChoosesStrategy(k)) {
       const dag::NodeId before = k.outputs[0].value;
       k.outputs[0].value = buildChain(m.ctx, *f);
       k.tensorSum = analyzeTensorSum(m.ctx, k);

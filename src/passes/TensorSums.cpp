@@ -93,10 +93,14 @@ std::optional<dag::TensorSum> analyzeTensorSum(const dag::Context& ctx, const da
   return s;
 }
 
+bool sourceChoosesStrategy(const dag::Kernel& k) {
+  return k.request.present && !k.request.strategy.empty() && k.request.strategy != "auto";
+}
+
 bool markTensorSums(dag::Module& m, DiagEngine&) {
   bool marked = false;
   for (dag::Kernel& k : m.kernels) {
-    if (k.request.present && !k.request.strategy.empty() && k.request.strategy != "auto") continue;  // the source chose
+    if (sourceChoosesStrategy(k)) continue;
     // Coefficients mirror-symmetric along dim 1 or 2: factor-sums shares their arithmetic (box125_c: 125 -> 39
     // fmas per point, memory-bound), which beats any tensor form.
     std::optional<dag::SumFactor> f = analyzeSumFactor(m.ctx, k, true);

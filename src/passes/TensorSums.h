@@ -20,6 +20,8 @@ namespace stnc::passes {
 
 // The tensor plan of kernel k, or nothing; *why says why not (for --report).
 std::optional<dag::TensorSum> analyzeTensorSum(const dag::Context& ctx, const dag::Kernel& k, std::string* why = nullptr);
+// Whether the kernel's source schedule names a strategy (then no pass picks one for it).
+bool sourceChoosesStrategy(const dag::Kernel& k);
 // Sets Kernel::tensorSum on every kernel analyzeTensorSum accepts; true if it marked one.
 bool markTensorSums(dag::Module& m, DiagEngine& diags);
 

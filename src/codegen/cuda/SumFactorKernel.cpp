@@ -43,11 +43,6 @@ std::string xName(int a) { return "X" + sgn(a) + "_"; }
 std::string yName(int a, int b) { return "y_a" + sgn(a) + "_b" + sgn(b) + "_"; }
 // "kA2 + c_ - 2": a column or row index `base` shifted by a signed offset.
 std::string shifted(const std::string& base, int v) { return base + signedTerm(v); }
-// The coefficient of a term as the DAG computes it: a literal, a param, or (literal * param).
-std::string coefText(const dag::Kernel& k, const dag::SumFactorTerm& t) {
-  if (t.param.empty()) return literal(t.coef, k.type);
-  return t.coef == 1.0 ? cIdent(t.param) : "(" + literal(t.coef, k.type) + " * " + cIdent(t.param) + ")";
-}
 std::string accName(int j) { return "acc" + num(j) + "_"; }
 // "-2, 2": the plane offsets of class c.
 std::string planesOf(const dag::SumFactor& f, size_t c) {
@@ -58,6 +53,11 @@ std::string planesOf(const dag::SumFactor& f, size_t c) {
 }
 
 }  // namespace
+
+std::string coefText(const dag::Kernel& k, const dag::SumFactorTerm& t) {
+  if (t.param.empty()) return literal(t.coef, k.type);
+  return t.coef == 1.0 ? cIdent(t.param) : "(" + literal(t.coef, k.type) + " * " + cIdent(t.param) + ")";
+}
 
 long sumFactorSmemBytes(const dag::Kernel& k) {
   const Shape sh = shapeOf(k);

@@ -17,6 +17,9 @@
 
 namespace stnc::codegen {
 
+// The coefficient of a term as the DAG computes it: a literal, a param, or (literal * param) (also the tensor
+// schedule's, codegen/cuda/TensorSumKernel).
+std::string coefText(const dag::Kernel& k, const dag::SumFactorTerm& t);
 // Bytes of dynamic shared memory the kernel's ring of tiles takes.
 long sumFactorSmemBytes(const dag::Kernel& k);
 // The __global__ kernel `kname`(L_, B_, chunk_, `params`); `unused` casts the arguments it does not read.

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "codegen/cuda/LaunchText.h"
+#include "codegen/cuda/SumFactorKernel.h"
 
 namespace stnc::codegen {
 
@@ -12,12 +13,6 @@ namespace {
 constexpr int kTileRows = 12 + 4, kTileCols = 32 + 4, kSlots = 4;  // 12 x 32 outputs with their 2-point ring; 2 planes in flight
 
 std::string num(long v) { return std::to_string(v); }
-
-// The coefficient of a term as the DAG multiplies it: a literal or a param (dag::TensorSum has no products).
-std::string coefText(const dag::Kernel& k, const dag::SumFactorTerm& t) {
-  if (t.param.empty()) return literal(t.coef, k.type);
-  return t.coef == 1.0 ? cIdent(t.param) : "(" + literal(t.coef, k.type) + " * " + cIdent(t.param) + ")";
-}
 
 }  // namespace
 
