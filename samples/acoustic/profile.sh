@@ -4,8 +4,10 @@
 #
 #   STNC=build-static/stnc bash samples/acoustic/profile.sh [LABEL=FLAGS[|NVCCFLAGS] ...]
 #
-# Without arguments: the default policy only. Each LABEL=FLAGS builds the sample with STNC_FLAGS=FLAGS
-# and NVCCFLAGS="-O3 NVCCFLAGS" (e.g. 'nohints=|-DSTNC_L2_HINTS=0'; builds run in parallel), then runs
+# Without arguments: the default policy only. Each LABEL=FLAGS[|NVCCFLAGS[|SED]] builds the sample with
+# STNC_FLAGS=FLAGS and NVCCFLAGS="-O3 NVCCFLAGS" (e.g. 'nohints=|-DSTNC_L2_HINTS=0'; builds run in parallel);
+# SED, when given, is a sed script applied to the generated acoustic.cu before nvcc compiles it (experiments
+# on the generated code before the generator changes, e.g. 'lb3=||s/bounds__(kBlockX \* kBlockY) sweepPart(/bounds__(kBlockX * kBlockY, 3) sweepPart(/'), then runs
 # `acoustic --n N --steps 1` under
 #   ncu --clock-control none (METHOD.md: leave the clocks alone)
 # and prints one table row per kernel launch of the step (fill, inner, PML slabs, source). The sum of the
@@ -38,11 +40,21 @@ variants=("$@")
 ((${#variants[@]})) || variants=("policy=")
 labels=() pids=()
 for i in "${!variants[@]}"; do
-  label=${variants[$i]%%=*} flags=${variants[$i]#*=} nvflags=
+  label=${variants[$i]%%=*} flags=${variants[$i]#*=} nvflags= sedscript=
   [[ $flags == *'|'* ]] && nvflags=${flags#*|} flags=${flags%%|*}
+  [[ $nvflags == *'|'* ]] && sedscript=${nvflags#*|} nvflags=${nvflags%%|*}
   labels+=("$label")
-  make -C "$here" -j4 all GPU=1 STNC="$stnc" O="$scratch/b$i" STNC_FLAGS="$flags" NVCCFLAGS="-O3 $nvflags" \
-    >"$scratch/build$i.log" 2>&1 &
+  build=(make -C "$here" -j4 GPU=1 STNC="$stnc" O="$scratch/b$i" STNC_FLAGS="$flags" NVCCFLAGS="-O3 $nvflags")
+  (
+    if [[ -n $sedscript ]]; then
+      "${build[@]}" "$scratch/b$i/gen/acoustic.cu" || exit 1
+      cp "$scratch/b$i/gen/acoustic.cu" "$scratch/b$i/gen/acoustic.cu.orig"
+      sed -i -e "$sedscript" "$scratch/b$i/gen/acoustic.cu" || exit 1
+      if cmp -s "$scratch/b$i/gen/acoustic.cu" "$scratch/b$i/gen/acoustic.cu.orig"; then echo "the sed script changed nothing"; exit 1; fi
+      diff "$scratch/b$i/gen/acoustic.cu.orig" "$scratch/b$i/gen/acoustic.cu"
+    fi
+    "${build[@]}" all
+  ) >"$scratch/build$i.log" 2>&1 &
   pids+=($!)
 done
 

@@ -59,6 +59,22 @@ std::string coefText(const dag::Kernel& k, const dag::SumFactorTerm& t) {
   return t.coef == 1.0 ? cIdent(t.param) : "(" + literal(t.coef, k.type) + " * " + cIdent(t.param) + ")";
 }
 
+void emitRingOpen(CPrinter& p, const std::string& u, const std::string& row0, const std::string& col0) {
+  p.line("// Chunks of the tile outside the allocation are zero-filled; they feed only points outside the box.");
+  p.line("const stnc_rt::RingCopier<real, kTileRows, kTileCols, kBlockX * kBlockY, true> uC_(L_, uS_, " + row0 + ", " + col0 + ", tid_);");
+  p.openScope("for (int i_ = 0; i_ < kSlots - 2; ++i_)  // the first planes in flight");
+  p.line("if (i_ < n_) uC_.copy(static_cast<unsigned>(i_), " + u + ", L_, xs_ + i_);");
+  p.line("stnc_rt::cpAsyncCommit();");
+  p.closeScope("");
+}
+
+void emitRingPlane(CPrinter& p, const std::string& u) {
+  p.line("if (t_ + kSlots - 2 < n_) uC_.copy(static_cast<unsigned>((t_ + kSlots - 2) % kSlots), " + u + ", L_, xs_ + t_ + kSlots - 2);");
+  p.line("stnc_rt::cpAsyncCommit();");
+  p.line("stnc_rt::cpAsyncWait<kSlots - 2>();  // this thread's copies of plane t_ have landed");
+  p.line("__syncthreads();  // and every other thread's");
+}
+
 long sumFactorSmemBytes(const dag::Kernel& k) {
   const Shape sh = shapeOf(k);
   return static_cast<long>(sh.slots) * sh.tileRows * sh.tileCols * static_cast<long>(dag::elemSize(k.type));
@@ -102,12 +118,7 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   p.line("const long x1_ = x0_ + chunk_ < B_.hi[0] ? x0_ + chunk_ : B_.hi[0];");
   p.line("// Planes xs_ .. xs_+n_-1 feed the outputs x0_ .. x1_-1 (plane offsets " + num(sh.d0lo) + " .. " + num(sh.d0hi) + ").");
   p.line("const long xs_ = x0_" + signedTerm(sh.d0lo) + ", n_ = x1_ - x0_ + " + num(sh.d0hi - sh.d0lo) + ";");
-  p.line("// Chunks of the tile outside the allocation are zero-filled; they feed only points outside the box.");
-  p.line("const stnc_rt::RingCopier<real, kTileRows, kTileCols, kBlockX * kBlockY, true> uC_(L_, uS_, yb_ - kR1, zb_ - kC2, tid_);");
-  p.openScope("for (int i_ = 0; i_ < kSlots - 2; ++i_)  // the first planes in flight");
-  p.line("if (i_ < n_) uC_.copy(static_cast<unsigned>(i_), " + u + ", L_, xs_ + i_);");
-  p.line("stnc_rt::cpAsyncCommit();");
-  p.closeScope("");
+  emitRingOpen(p, u, "yb_ - kR1", "zb_ - kC2");
   p.line("// acc" + num(sh.accs - 1) + "_ is the output plane the current plane feeds first (offset " + num(sh.d0lo) + "), acc0_ the one it completes (offset " +
          num(sh.d0hi) + ").");
   std::string accDecl;
@@ -117,10 +128,7 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   if (k.schedule.unroll > 1)
     p.line("#pragma unroll " + num(k.schedule.unroll) + (k.schedule.unroll % sh.accs == 0 ? "  // a multiple of the accumulator planes: the shifts below become renames" : ""));
   p.openScope("for (long t_ = 0; t_ < n_; ++t_)");
-  p.line("if (t_ + kSlots - 2 < n_) uC_.copy(static_cast<unsigned>((t_ + kSlots - 2) % kSlots), " + u + ", L_, xs_ + t_ + kSlots - 2);");
-  p.line("stnc_rt::cpAsyncCommit();");
-  p.line("stnc_rt::cpAsyncWait<kSlots - 2>();  // this thread's copies of plane t_ have landed");
-  p.line("__syncthreads();  // and every other thread's");
+  emitRingPlane(p, u);
   p.line("const real* const T_ = T0_ + (t_ % kSlots) * kTile;");
   // A chunk's first and last (d0hi - d0lo) planes also feed output planes of the neighbouring chunks,
   // which this block does not store: S of a class is computed only where one of its planes feeds an

@@ -20,6 +20,12 @@ namespace stnc::codegen {
 // The coefficient of a term as the DAG computes it: a literal, a param, or (literal * param) (also the tensor
 // schedule's, codegen/cuda/TensorSumKernel).
 std::string coefText(const dag::Kernel& k, const dag::SumFactorTerm& t);
+// The one-field cp.async ring both one-field plane-sweep kernels (sumfactor, tensor) read their planes through:
+// emitRingOpen declares the copier uC_ of field `u` for the tile whose first row and column are `row0` and
+// `col0` and puts the first kSlots - 2 planes (xs_ ..) in flight; emitRingPlane, at the top of the plane loop
+// over t_ < n_, puts plane t_ + kSlots - 2 in flight and waits until plane t_ has landed for every thread.
+void emitRingOpen(CPrinter& p, const std::string& u, const std::string& row0, const std::string& col0);
+void emitRingPlane(CPrinter& p, const std::string& u);
 // Bytes of dynamic shared memory the kernel's ring of tiles takes.
 long sumFactorSmemBytes(const dag::Kernel& k);
 // The __global__ kernel `kname`(L_, B_, chunk_, `params`); `unused` casts the arguments it does not read.
