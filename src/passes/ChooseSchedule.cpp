@@ -433,10 +433,45 @@ ScheduleOverride withRequest(const ScheduleOverride& o, const dag::ScheduleReque
   return m;
 }
 
-bool chooseSchedules(dag::Module& m, DiagEngine&, const ScheduleOverride& o) {
+std::string ignoredOptions(const ScheduleOverride& o, const dag::Kernel& k, const dag::Schedule& s, std::string& why) {
+  std::vector<std::string> opts;
+  auto ignored = [&](bool given, const std::string& text) {
+    if (given) opts.push_back(text);
+  };
+  if (s.strategy == dag::Strategy::Tensor) {
+    ignored(o.blockX > 0 && (o.blockX != 32 || o.blockY != 4), "block " + std::to_string(o.blockX) + "x" + std::to_string(o.blockY));
+    ignored(o.prefetch >= 0 && o.prefetch != 2, "prefetch " + std::to_string(o.prefetch));
+    ignored(o.rows > 1, "rows " + std::to_string(o.rows));
+    ignored(o.vec > 1, "vec " + std::to_string(o.vec));
+    ignored(o.unroll > 1, "unroll " + std::to_string(o.unroll));
+    why = "the tensor schedule fixes block 32x4, prefetch 2 and one point per thread for its mma fragments (only chunk applies; "
+          "--tensor-cores=off leaves the sum to the other schedules)";
+  } else if (s.strategy == dag::Strategy::Naive) {
+    ignored(o.chunk > 0, "chunk " + std::to_string(o.chunk));
+    ignored(o.prefetch > 0, "prefetch " + std::to_string(o.prefetch));
+    ignored(o.rows > 1, "rows " + std::to_string(o.rows));
+    ignored(o.vec > 1, "vec " + std::to_string(o.vec));
+    ignored(o.unroll > 1, "unroll " + std::to_string(o.unroll));
+    why = std::string("the naive schedule") + (k.rank() != 3 ? " (the stream schedule needs 3 axes)" : "") +
+          " maps one point per thread; chunk, prefetch, rows, vec and unroll shape the stream schedule";
+  } else if (s.strategy == dag::Strategy::SumFactor) {
+    ignored(o.vec > 0 && o.vec != s.vec, "vec " + std::to_string(o.vec));
+    why = "the sumfactor schedule reads one 16-byte vector per thread and row (vec " + std::to_string(s.vec) + ")";
+  }
+  std::string list;
+  for (size_t i = 0; i < opts.size(); ++i) list += (i ? (i + 1 == opts.size() ? " and " : ", ") : "") + opts[i];
+  return list;
+}
+
+bool chooseSchedules(dag::Module& m, DiagEngine& diags, const ScheduleOverride& o) {
   for (dag::Kernel& k : m.kernels) {
     const ScheduleOverride ko = withRequest(o, k.request);
     k.schedule = chooseSchedule(m.ctx, k, ko);
+    std::string why;
+    const std::string ignored = ignoredOptions(ko, k, k.schedule, why);
+    if (!ignored.empty())
+      diags.report(DiagId::warn_schedule_option_unused, k.request.present ? k.request.loc : k.loc)
+          << ignored + (ignored.find(" and ") != std::string::npos ? " have" : " has") << k.name << why;
     if (k.request.present) k.schedule.reason += "; the source asks for schedule " + k.request.text;
     fillPartSchedules(m.ctx, k, ko);
     chooseFusion(m.ctx, k, o.fuseRegions);

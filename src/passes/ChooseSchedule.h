@@ -66,6 +66,9 @@ void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOv
 // Under --tma=auto on sm_90+: the default part of a kernel with regions whose rings fit either way gets
 // Schedule::tma 2 (both kernels; the launch takes the tensor memory accelerator for slab boxes).
 void chooseSlabTma(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o);
+// The schedule options in o (the command line, or the source's schedule) that schedule s of kernel k does not
+// use ("rows 2 and vec 4"; empty when it uses them all), and in `why` the reason; chooseSchedules warns with them.
+std::string ignoredOptions(const ScheduleOverride& o, const dag::Kernel& k, const dag::Schedule& s, std::string& why);
 bool chooseSchedules(dag::Module& m, DiagEngine& diags, const ScheduleOverride& o);
 
 }  // namespace stnc::passes

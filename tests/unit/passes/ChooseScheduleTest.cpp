@@ -321,3 +321,65 @@ TEST_CASE("a top-level schedule names its stencil or group") {
   CHECK(g.schedule.vec == 1);
   CHECK(g.schedule.blockY == 4);
 }
+
+TEST_CASE("options the chosen schedule does not use are warned about at the stencil, and only those") {
+  // A 125-term fma chain takes the tensor schedule, whose mma fragments fix block, rows and prefetch.
+  std::string box125 = "stencil s(i, j, k) : f64 { in u; out v; param";
+  std::string sum;
+  for (int a = -2; a <= 2; ++a)
+    for (int b = -2; b <= 2; ++b)
+      for (int c = -2; c <= 2; ++c) {
+        const std::string p = "c" + std::to_string(a + 2) + std::to_string(b + 2) + std::to_string(c + 2);
+        box125 += std::string(sum.empty() ? " " : ", ") + p;
+        sum += std::string(sum.empty() ? "" : " + ") + p + " * u[i" + (a < 0 ? "-" : "+") + std::to_string(std::abs(a)) + ",j" +
+               (b < 0 ? "-" : "+") + std::to_string(std::abs(b)) + ",k" + (c < 0 ? "-" : "+") + std::to_string(std::abs(c)) + "]";
+      }
+  box125 += "; v = " + sum + "; }";
+  passes::ScheduleOverride o;
+  o.contractFma = true;
+  o.blockX = 16;
+  o.blockY = 16;
+  o.rows = 2;
+  o.chunk = 64;  // the tensor schedule takes the chunk
+  auto t = test::compileText(box125, {}, o);
+  REQUIRE_MESSAGE(t->module, t->diagText());
+  CHECK(test::kernelOf(*t, "s").schedule.strategy == dag::Strategy::Tensor);
+  CHECK(test::kernelOf(*t, "s").schedule.chunk == 64);
+  CHECK(t->diags.warningCount() == 1);
+  CHECK(t->diagText().find("1:9: warning: block 16x16 and rows 2 have no effect on 's': the tensor schedule") != std::string::npos);
+  CHECK(t->diagText().find("--tensor-cores=off") != std::string::npos);
+  // With the tensor cores off the same options shape the sumfactor-free stream schedule: no warning.
+  o.tensorCores = "off";
+  auto s = test::compileText(box125, {}, o);
+  REQUIRE(s->module);
+  CHECK(test::kernelOf(*s, "s").schedule.strategy == dag::Strategy::Stream);
+  CHECK(s->diags.warningCount() == 0);
+
+  // A 2-D stencil is naive: rows and vectors are the stream schedule's.
+  passes::ScheduleOverride rv;
+  rv.rows = 2;
+  rv.vec = 2;
+  rv.blockX = 64;  // naive uses the block
+  rv.blockY = 4;
+  auto h = test::compileText("stencil s(i, j) : f64 { in u; out v; v = u[i+1,j] + u[i-1,j]; }", {}, rv);
+  REQUIRE(h->module);
+  CHECK(h->diags.warningCount() == 1);
+  CHECK(h->diagText().find("warning: rows 2 and vec 2 have no effect on 's': the naive schedule (the stream schedule needs 3 axes)") !=
+        std::string::npos);
+  // The 3-D star streams with them: silent.
+  auto star = test::compileText(kStar7, {}, rv);
+  REQUIRE(star->module);
+  CHECK(star->diags.warningCount() == 0);
+
+  // ignoredOptions on its own: the sumfactor schedule reads 16-byte vectors whatever --vec says.
+  dag::Schedule sf;
+  sf.strategy = dag::Strategy::SumFactor;
+  sf.vec = 2;
+  passes::ScheduleOverride v1;
+  v1.vec = 1;
+  std::string why;
+  CHECK(passes::ignoredOptions(v1, test::kernelOf(*star, "s"), sf, why) == "vec 1");
+  CHECK(why.find("16-byte vector") != std::string::npos);
+  v1.vec = 2;
+  CHECK(passes::ignoredOptions(v1, test::kernelOf(*star, "s"), sf, why).empty());
+}
