@@ -156,7 +156,6 @@ struct SumFactor {
 struct TensorSum {
   std::string field, output;
   std::vector<SumFactorTerm> terms;  // the chain's order: (d0, b, a) ascending; coef, or coef * param
-  int reach = 2;                     // the largest |offset| of a term on any axis: 1 (a 3 x 3 x 3 window) or 2 (5 x 5 x 5)
 };
 
 // The CUDA schedule the source asks for (`schedule stream(block = 32x8, rows = 2);` in a stencil, or

@@ -65,12 +65,9 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     s.blockX = 32;
     s.blockY = 4;
     s.prefetch = 2;
-    const int r = k.tensorSum->reach;
-    s.reason = "a weighted sum of " + std::to_string(k.tensorSum->terms.size()) + " terms of " + k.tensorSum->field + " within offsets -" +
-               std::to_string(r) + ".." + std::to_string(r) + ", one fma chain in (plane, row, column) order: FP64 tensor cores (mma.sync m16n8k4, " +
-               (r == 2 ? "twice the FMA pipe's rate; 65 % of its multiply-adds useful" : "3 plane offsets x 5 rows per product; 35 % of its multiply-adds useful, "
-                                                                                  "far fewer instructions than the FMA form") +
-               "; bit for bit the chain)";
+    s.reason = "a weighted sum of " + std::to_string(k.tensorSum->terms.size()) + " terms of " + k.tensorSum->field +
+               " within offsets -2..2, one fma chain in (plane, row, column) order: FP64 tensor cores (mma.sync m16n8k4, "
+               "twice the FMA pipe's rate; 65 % of its multiply-adds useful; bit for bit the chain)";
   } else if (k.sumFactor) {
     // The factored weighted sum (passes/FactorSums): each plane's partial sums are computed once per
     // point from a shared-memory tile and feed the outputs of every plane they reach. 16x8 threads of

@@ -10,45 +10,22 @@ namespace stnc::codegen {
 
 namespace {
 
-constexpr int kTileCols = 32 + 4, kSlots = 4;  // 32 output columns with a 2-column ring (16-byte copies); 2 planes in flight
+constexpr int kTileRows = 12 + 4, kTileCols = 32 + 4, kSlots = 4;  // 12 x 32 outputs with their 2-point ring; 2 planes in flight
 
 std::string num(long v) { return std::to_string(v); }
 
-// The mma geometry of a sum of reach r (1 or 2): P = 2r + 1 plane offsets x J output rows fill P J = 15 of the 16 rows of
-// an m16n8k4 product; a group of J rows x 8 columns reads a window of W = J + 2r rows x P columns, T = W P taps, padded to
-// S steps of k = 4. A block of 4 warps owns 4 J rows x 32 columns.
-struct Geometry {
-  int r, P, J, W, T, S;
-  int tileRows() const { return 4 * J + 2 * r; }
-};
-Geometry geometryOf(const dag::TensorSum& f) {
-  Geometry g;
-  g.r = f.reach;
-  g.P = 2 * g.r + 1;
-  g.J = 15 / g.P;
-  g.W = g.J + 2 * g.r;
-  g.T = g.W * g.P;
-  g.S = (g.T + 3) / 4;
-  return g;
-}
-
 }  // namespace
 
-long tensorSumSmemBytes(const dag::Kernel& k) {
-  return static_cast<long>(kSlots) * geometryOf(*k.tensorSum).tileRows() * kTileCols * static_cast<long>(dag::elemSize(k.type));
-}
+long tensorSumSmemBytes(const dag::Kernel& k) { return static_cast<long>(kSlots) * kTileRows * kTileCols * static_cast<long>(dag::elemSize(k.type)); }
 
 void emitTensorSumKernel(CPrinter& p, const dag::Kernel& k, const std::string& kname, const std::string& params, const std::string& unused) {
   const dag::TensorSum& f = *k.tensorSum;
-  const Geometry g = geometryOf(f);
-  const int r = g.r, P = g.P, J = g.J;
   const std::string u = cIdent(f.field), v = cIdent(f.output);
   std::map<std::tuple<int, int, int>, const dag::SumFactorTerm*> at;
   for (const dag::SumFactorTerm& t : f.terms) at[{t.d0, t.b, t.a}] = &t;
   p.line("// " + f.output + " = the fma chain of " + num(static_cast<long>(f.terms.size())) + " terms c(d0, b, a) * " + f.field +
          "(x + d0, y + b, z + a) in (d0, b, a) order, on the FP64 tensor cores:");
-  p.line("// per plane and group of " + num(J) + " rows x 8 points, " + num(g.S) + " mma.sync m16n8k4 (rows: " + num(P) + " plane offsets x " + num(J) +
-         " output rows; k: the " + num(g.W) + " x " + num(P));
+  p.line("// per plane and group of 3 rows x 8 points, 9 mma.sync m16n8k4 (rows: 5 plane offsets x 3 output rows; k: the 7 x 5");
   p.line("// window's taps; A = the coefficients, B = the plane from shared memory); the accumulators are the plane queue.");
   // kEdge: the block's tile columns may leave the box (stores checked per point). The interior tiles' kernel
   // stores 16-byte vectors unchecked: the checks' registers spilled at the 128 that keep 4 blocks per SM.
@@ -56,20 +33,18 @@ void emitTensorSumKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   p.openScope("__global__ void __launch_bounds__(kBlockX * kBlockY, 4) " + kname +
               "(const stnc_rt::Layout L_, const stnc_rt::Box B_, const long chunk_, const long bx0_, " + params + ")");
   if (!unused.empty()) p.line(unused);
-  p.line("constexpr int kTileRows = " + num(g.tileRows()) + ", kTileCols = " + num(kTileCols) + ", kTile = kTileRows * kTileCols;  // " + num(4 * J) +
-         " x 32 outputs, ring " + num(r) + (r == 2 ? "" : " (columns from 2 to the left: 16-byte copies)"));
+  p.line("constexpr int kTileRows = " + num(kTileRows) + ", kTileCols = " + num(kTileCols) + ", kTile = kTileRows * kTileCols;  // 12 x 32 outputs, ring 2");
   p.line("constexpr int kSlots = " + num(kSlots) + ";  // planes read now, 2 in flight, one more: a slot is refilled two planes after its last read");
   p.line("extern __shared__ float4 smem_[];");
   p.line("real* const uS_ = reinterpret_cast<real*>(smem_);");
-  p.line("__shared__ real cS_[" + num(P * P * P) + "];  // c(d0, b, a) at (d0 + " + num(r) + ") * " + num(P * P) + " + (b + " + num(r) + ") * " + num(P) +
-         " + (a + " + num(r) + "); 0 where the sum has no term");
+  p.line("__shared__ real cS_[125];  // c(d0, b, a) at (d0 + 2) * 25 + (b + 2) * 5 + (a + 2); 0 where the sum has no term");
   p.line("const int tid_ = threadIdx.y * kBlockX + threadIdx.x, grp_ = threadIdx.x >> 2, tig_ = threadIdx.x & 3;  // warp threadIdx.y");
   p.openScope("if (tid_ == 0)");
   std::string row;
   int q = 0;
-  for (int d0 = -r; d0 <= r; ++d0)
-    for (int b = -r; b <= r; ++b) {
-      for (int a = -r; a <= r; ++a, ++q) {
+  for (int d0 = -2; d0 <= 2; ++d0)
+    for (int b = -2; b <= 2; ++b) {
+      for (int a = -2; a <= 2; ++a, ++q) {
         auto it = at.find({d0, b, a});
         row += (row.empty() ? "" : " ") + std::string("cS_[") + num(q) + "] = " + (it == at.end() ? literal(0.0, k.type) : coefText(k, *it->second)) + ";";
       }
@@ -78,49 +53,41 @@ void emitTensorSumKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
     }
   p.closeScope("");
   p.line("__syncthreads();");
-  const std::string S = num(g.S), T = num(g.T), Ps = num(P), Js = num(J), rs = num(r);
-  p.line("real A_[" + S + "][2];  // this lane's A fragments: rows grp_ and grp_ + 8 (row = " + Js + " m + j: plane offset m - " + rs +
-         ", output row j), tap 4 s + tig_");
-  p.line("int off_[" + S + "];    // the B element of tap 4 s + tig_: input row b' and column a' from the group's window corner (-1: padding)");
+  p.line("real A_[9][2];  // this lane's A fragments: rows grp_ and grp_ + 8 (row = 3 m + j: plane offset m - 2, output row j), tap 4 s + tig_");
+  p.line("int off_[9];    // the B element of tap 4 s + tig_: input row b' and column a' from the group's window corner (-1: padding)");
   p.line("#pragma unroll");
-  p.openScope("for (int s_ = 0; s_ < " + S + "; ++s_)");
-  p.line("const int t_ = 4 * s_ + tig_, bp_ = t_ / " + Ps + ", ap_ = t_ % " + Ps + ";");
+  p.openScope("for (int s_ = 0; s_ < 9; ++s_)");
+  p.line("const int t_ = 4 * s_ + tig_, bp_ = t_ / 5, ap_ = t_ % 5;");
   p.line("#pragma unroll");
   p.openScope("for (int h_ = 0; h_ < 2; ++h_)");
-  p.line("const int row_ = grp_ + 8 * h_, m_ = row_ / " + Js + ", b_ = bp_ - " + rs + " - row_ % " + Js + ";");
-  p.line("A_[s_][h_] = row_ < 15 && t_ < " + T + " && b_ >= -" + rs + " && b_ <= " + rs + " ? cS_[m_ * " + num(P * P) + " + (b_ + " + rs + ") * " + Ps +
-         " + ap_] : real(0);");
+  p.line("const int row_ = grp_ + 8 * h_, m_ = row_ / 3, b_ = bp_ - 2 - row_ % 3;");
+  p.line("A_[s_][h_] = row_ < 15 && t_ < 35 && b_ >= -2 && b_ <= 2 ? cS_[m_ * 25 + (b_ + 2) * 5 + ap_] : real(0);");
   p.closeScope("");
-  // The window's first column is r columns left of the group's; the tile starts 2 left of the block's (16-byte copies).
-  p.line("off_[s_] = t_ < " + T + " ? bp_ * kTileCols + ap_" + (r == 2 ? std::string() : " + " + num(2 - r)) + " : -1;");
+  p.line("off_[s_] = t_ < 35 ? bp_ * kTileCols + ap_ : -1;");
   p.closeScope("");
-  p.line("const long zb_ = stnc_rt::alignDown(B_.lo[2], 32) + (bx0_ + blockIdx.x) * 32L, yb_ = B_.lo[1] + blockIdx.y * " + num(4 * J) +
-         "L;  // the tile's first column and row");
+  p.line("const long zb_ = stnc_rt::alignDown(B_.lo[2], 32) + (bx0_ + blockIdx.x) * 32L, yb_ = B_.lo[1] + blockIdx.y * 12L;  // the tile's first column and row");
   p.line("const long x0_ = B_.lo[0] + blockIdx.z * chunk_;");
   p.line("const long x1_ = x0_ + chunk_ < B_.hi[0] ? x0_ + chunk_ : B_.hi[0];");
-  p.line("const long xs_ = x0_ - " + rs + ", n_ = x1_ - x0_ + " + num(2 * r) + ";  // planes xs_ .. xs_ + n_ - 1 feed the outputs x0_ .. x1_ - 1");
-  emitRingOpen(p, u, "yb_ - " + rs, "zb_ - 2");
-  p.line("real acc_[4][4] = {};  // group q_: rows " + Js + " threadIdx.y .. + " + num(J - 1) +
-         " of the tile, columns 8 q_ .. + 7 (c0 c1: row grp_, c2 c3: row grp_ + 8)");
+  p.line("const long xs_ = x0_ - 2, n_ = x1_ - x0_ + 4;  // planes xs_ .. xs_ + n_ - 1 feed the outputs x0_ .. x1_ - 1");
+  emitRingOpen(p, u, "yb_ - 2", "zb_ - 2");
+  p.line("real acc_[4][4] = {};  // group q_: rows 3 threadIdx.y .. + 2 of the tile, columns 8 q_ .. + 7 (c0 c1: row grp_, c2 c3: row grp_ + 8)");
   p.openScope("for (long t_ = 0; t_ < n_; ++t_)");
   emitRingPlane(p, u);
   p.line("const real* const T_ = uS_ + (t_ % kSlots) * kTile;");
-  p.line("const long x_ = xs_ + t_ - " + rs + ";  // the output plane the rows of m = " + num(P - 1) + " complete");
+  p.line("const long x_ = xs_ + t_ - 2;  // the output plane the rows of m = 4 complete");
   p.line("#pragma unroll");
   p.openScope("for (int q_ = 0; q_ < 4; ++q_)");
-  p.line("const int ry_ = " + Js + " * static_cast<int>(threadIdx.y), cz_ = 8 * q_;");
+  p.line("const int ry_ = 3 * static_cast<int>(threadIdx.y), cz_ = 8 * q_;");
   p.line("const real* const W_ = T_ + ry_ * kTileCols + cz_ + grp_;  // this lane's point's window corner");
   p.line("#pragma unroll");
-  p.openScope("for (int s_ = 0; s_ < " + S + "; ++s_)");
+  p.openScope("for (int s_ = 0; s_ < 9; ++s_)");
   p.line("const real b_ = off_[s_] >= 0 ? W_[off_[s_]] : real(0);");
   p.line("asm volatile(\"mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\"");
   p.line("             : \"+d\"(acc_[q_][0]), \"+d\"(acc_[q_][1]), \"+d\"(acc_[q_][2]), \"+d\"(acc_[q_][3]) : \"d\"(A_[s_][0]), \"d\"(A_[s_][1]), \"d\"(b_));");
   p.closeScope("");
-  const std::string g0 = num(7 - J);  // the lane group of the first completed row (15 - J, in the c2 c3 half)
-  p.line("// Rows " + num(15 - J) + "..14 (c2 c3 of lane groups " + g0 + "..6): output plane x_, tile row ry_ + grp_ - " + g0 +
-         ", columns cz_ + 2 tig_ and + 1.");
-  p.line("const long y_ = yb_ + ry_ + grp_ - " + g0 + ", z_ = zb_ + cz_ + 2 * tig_;");
-  p.openScope("if (grp_ >= " + g0 + " && grp_ <= 6 && x_ >= x0_ && y_ < B_.hi[1])");
+  p.line("// Rows 12..14 (c2 c3 of lane groups 4..6): output plane x_, tile row ry_ + grp_ - 4, columns cz_ + 2 tig_ and + 1.");
+  p.line("const long y_ = yb_ + ry_ + grp_ - 4, z_ = zb_ + cz_ + 2 * tig_;");
+  p.openScope("if (grp_ >= 4 && grp_ <= 6 && x_ >= x0_ && y_ < B_.hi[1])");
   p.line("const long p_ = stnc_rt::at(L_, x_, y_, z_);");
   p.openScope("if constexpr (kEdge)  // the box's first or last columns");
   p.line("if (z_ >= B_.lo[2] && z_ < B_.hi[2]) " + v + "[p_] = acc_[q_][2];");
@@ -130,19 +97,15 @@ void emitTensorSumKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   p.line("stnc_rt::storeOnce(reinterpret_cast<double2*>(&" + v + "[p_]), double2{acc_[q_][2], acc_[q_][3]});");
   p.closeScope("");
   p.closeScope("");
-  // Row rho moves to rho + J: within a half 4 J lanes up, from the c0 c1 half (rows 8 - J .. 7) to the c2 c3 half
-  // (rows 8 .. 7 + J) 4 (8 - J) lanes down.
-  const std::string up = num(4 * J), down = num(4 * (8 - J));
-  p.line("// Every row moves to plane offset m + 1: rows " + Js + "..7 from 0.." + num(7 - J) + ", rows " + num(8 + J) + "..14 from 8.." + num(14 - J) +
-         " (" + up + " lanes up), rows 8.." + num(7 + J) + " from " + num(8 - J) + "..7");
-  p.line("// (" + down + " lanes down); rows 0.." + num(J - 1) + " start output plane x_ + " + Ps + ", row 15 stays 0.");
-  p.line("const real u0_ = __shfl_up_sync(0xffffffffu, acc_[q_][0], " + up + "), u1_ = __shfl_up_sync(0xffffffffu, acc_[q_][1], " + up + ");");
-  p.line("const real u2_ = __shfl_up_sync(0xffffffffu, acc_[q_][2], " + up + "), u3_ = __shfl_up_sync(0xffffffffu, acc_[q_][3], " + up + ");");
-  p.line("const real d0_ = __shfl_down_sync(0xffffffffu, acc_[q_][0], " + down + "), d1_ = __shfl_down_sync(0xffffffffu, acc_[q_][1], " + down + ");");
-  p.line("acc_[q_][0] = grp_ >= " + Js + " ? u0_ : real(0);");
-  p.line("acc_[q_][1] = grp_ >= " + Js + " ? u1_ : real(0);");
-  p.line("acc_[q_][2] = grp_ >= " + Js + " ? (grp_ < 7 ? u2_ : real(0)) : d0_;");
-  p.line("acc_[q_][3] = grp_ >= " + Js + " ? (grp_ < 7 ? u3_ : real(0)) : d1_;");
+  p.line("// Every row moves to plane offset m + 1: rows 3..7 from 0..4, rows 11..14 from 8..11 (12 lanes up), rows 8..10 from 5..7");
+  p.line("// (20 lanes down); rows 0..2 start output plane x_ + 5, row 15 stays 0.");
+  p.line("const real u0_ = __shfl_up_sync(0xffffffffu, acc_[q_][0], 12), u1_ = __shfl_up_sync(0xffffffffu, acc_[q_][1], 12);");
+  p.line("const real u2_ = __shfl_up_sync(0xffffffffu, acc_[q_][2], 12), u3_ = __shfl_up_sync(0xffffffffu, acc_[q_][3], 12);");
+  p.line("const real d0_ = __shfl_down_sync(0xffffffffu, acc_[q_][0], 20), d1_ = __shfl_down_sync(0xffffffffu, acc_[q_][1], 20);");
+  p.line("acc_[q_][0] = grp_ >= 3 ? u0_ : real(0);");
+  p.line("acc_[q_][1] = grp_ >= 3 ? u1_ : real(0);");
+  p.line("acc_[q_][2] = grp_ >= 3 ? (grp_ < 7 ? u2_ : real(0)) : d0_;");
+  p.line("acc_[q_][3] = grp_ >= 3 ? (grp_ < 7 ? u3_ : real(0)) : d1_;");
   p.closeScope("for q_");
   p.closeScope("for t_");
   p.line("stnc_rt::cpAsyncWait<0>();  // nothing in flight when the block exits");
@@ -152,17 +115,15 @@ void emitTensorSumKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
 
 void emitTensorSumLaunch(CPrinter& p, const dag::Kernel& k, const std::string& kname, const std::string& args) {
   const long bytes = tensorSumSmemBytes(k);
-  const Geometry g = geometryOf(*k.tensorSum);
-  static_assert(kSlots * (4 * 5 + 2) * kTileCols * 8 <= 48 * 1024, "the tile ring fits the default shared-memory limit (reach 1 has the most rows)");
+  static_assert(kSlots * kTileRows * kTileCols * 8 <= 48 * 1024, "the tile ring fits the default shared-memory limit");
   emitSmCount(p, "per_",
               "if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_, " + kname + "<false>, kBlockX * kBlockY, " + num(bytes) +
                   ") != cudaSuccess || per_ <= 0) per_ = 4;  // resident blocks per SM");
   p.line("const long nx_ = B_.hi[0] - B_.lo[0];");
-  const std::string rows = num(4 * g.J);
-  p.line("const long gx_ = (B_.hi[2] - stnc_rt::alignDown(B_.lo[2], 32) + 31) / 32, gy_ = (B_.hi[1] - B_.lo[1] + " + num(4 * g.J - 1) + ") / " + rows + ";");
+  p.line("const long gx_ = (B_.hi[2] - stnc_rt::alignDown(B_.lo[2], 32) + 31) / 32, gy_ = (B_.hi[1] - B_.lo[1] + 11) / 12;");
   p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
   p.line("// Chunks per tile column: the fewest that fill every resident slot and leave the last wave 90 % full (or 4 waves or");
-  p.line("// more); a chunk also computes the " + num(2 * g.r) + " planes around it. Measured (box125_rt 256^3: 176 columns, 528 slots): 3 chunks of");
+  p.line("// more); a chunk also computes the 4 planes around it. Measured (box125_rt 256^3: 176 columns, 528 slots): 3 chunks of");
   p.line("// 86 planes, one full wave, 169.6 us; 2.67 waves of 32 planes 181.7 us; 0.67 of a wave of 128 planes 178.0 us.");
   p.line("long per_col_ = 1;");
   p.openScope("while (per_col_ < nx_ / 16)");
