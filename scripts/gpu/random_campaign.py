@@ -84,6 +84,15 @@ def schedule_candidates(help_text, rank, only):
         if has("--smem"):  # planes through shared-memory rings (cp.async; zero-filled outside the allocation)
             c.append(("stream-smem-v4", ["--schedule", "stream", "--smem=on", "--block", "16x16", "--vec", "4"]))
             c.append(("stream-smem-v1-p1", ["--schedule", "stream", "--smem=on", "--block", "32x4", "--prefetch", "1"]))
+        # what users get: the policy's own choice (rings of the policy's shape, the tensor memory accelerator for
+        # long chunks of radius >= 3, region lanes), and the later ring options forced (session 19)
+        c.append(("auto", []))
+        if has("--tma"):  # ring tiles copied by the tensor memory accelerator (zeros outside the footprint box)
+            c.append(("stream-tma-v2", ["--schedule", "stream", "--smem=on", "--tma=on", "--block", "16x16", "--vec", "2"]))
+        if has("--queue-heads"):  # the queues' newest planes loaded from global memory ahead of the rings
+            c.append(("stream-heads-32x4", ["--schedule", "stream", "--smem=on", "--queue-heads=global", "--block", "32x4"]))
+        if has("--factor-sums"):  # shared partial sums of symmetric weighted sums, with FMA contraction (vs cpu-factor)
+            c.append(("auto-factor-fma", ["--factor-sums=on", "--fp-contract=on"]))
     if only:
         c = [x for x in c if x[0] in only]
     return c
@@ -543,6 +552,9 @@ class Campaign:
         self.refs = {"cpu": []}
         if fma:
             self.refs["cpu-fma"] = ["--fp-contract=on"]
+        if "--factor-sums" in help_text:  # factor-sums reassociates on the CPU too: its runs get a reference of their own
+            self.refs["cpu-factor"] = ["--factor-sums=on", "--fp-contract=on"]
+        ref = lambda a: "cpu-factor" if "--factor-sums=on" in a else "cpu"  # noqa: E731
         self.devvars = {}  # rank -> [(name, stnc options, reference)]
         for r in (1, 2, 3):
             if self.a.dry_run:
@@ -550,11 +562,12 @@ class Campaign:
             elif fma and len(sched[r]) > 1:
                 # FMA rides on one schedule variant (one nvcc build per file less than a variant of
                 # its own): rank 1-2 the second block shape, rank 3 the odd-chunk stream one
-                host = next((i for i, (n, _) in enumerate(sched[r]) if n.startswith("stream-64x4")), len(sched[r]) - 1)
-                v = [(n, a, "cpu") if i != host else (n + "-fma", a + ["--fp-contract=on"], "cpu-fma")
+                plain = [i for i, (_, a) in enumerate(sched[r]) if "--fp-contract=on" not in a]
+                host = next((i for i in plain if sched[r][i][0].startswith("stream-64x4")), plain[-1] if plain else -1)
+                v = [(n, a, ref(a)) if i != host else (n + "-fma", a + ["--fp-contract=on"], "cpu-fma")
                      for i, (n, a) in enumerate(sched[r])]
             else:
-                v = [(n, a, "cpu") for n, a in sched[r]] + ([("fma", ["--fp-contract=on"], "cpu-fma")] if fma else [])
+                v = [(n, a, ref(a)) for n, a in sched[r]] + ([("fma", ["--fp-contract=on"], "cpu-fma")] if fma else [])
             self.devvars[r] = v
         cases = self.generate()
         self.attach_info(cases)
