@@ -57,8 +57,9 @@ ULP = 16
 REL = {"f64": 1e-12, "f32": 1e-5}
 
 
-def schedule_candidates(help_text, rank, only):
-    """(name, stnc options) of the CUDA schedules tried for a kernel of this rank."""
+def schedule_candidates(help_text, rank, only, extra=()):
+    """(name, stnc options) of the CUDA schedules tried for a kernel of this rank; extra: (name, options) of
+    --variant NAME=OPTIONS (rank 3), for bisecting a failure's options."""
     has = lambda opt: opt in help_text  # noqa: E731
     if rank < 3:  # stream needs 3 axes: auto is naive here
         c = [("naive", ["--schedule", "naive"])]
@@ -93,6 +94,8 @@ def schedule_candidates(help_text, rank, only):
             c.append(("stream-heads-32x4", ["--schedule", "stream", "--smem=on", "--queue-heads=global", "--block", "32x4"]))
         if has("--factor-sums"):  # shared partial sums of symmetric weighted sums, with FMA contraction (vs cpu-factor)
             c.append(("auto-factor-fma", ["--factor-sums=on", "--fp-contract=on"]))
+    if rank == 3:
+        c += list(extra)
     if only:
         c = [x for x in c if x[0] in only]
     return c
@@ -545,7 +548,8 @@ class Campaign:
             raise SystemExit("random-campaign: %s is not executable" % self.stnc)
         rc, help_text, _ = self.sh([self.stnc, "run", "--help"], timeout=60)
         only = set(self.a.schedules.split(",")) if self.a.schedules else None
-        sched = {r: schedule_candidates(help_text, r, only) for r in (1, 2, 3)}
+        extra = [(v.split("=", 1)[0], v.split("=", 1)[1].split()) for v in self.a.variant]
+        sched = {r: schedule_candidates(help_text, r, only, extra) for r in (1, 2, 3)}
         # --fp-contract=on changes the CPU code too: its CUDA (or interpreter) runs are compared with
         # a CPU build of their own (reference "cpu-fma"); everything else with plain "cpu"
         fma = "--fp-contract" in help_text and not self.a.no_fma
@@ -808,6 +812,9 @@ def main():
     ap.add_argument("--transcendental-every", type=int, default=4)
     ap.add_argument("--schedules", help="comma list of schedule names to try (default: all candidates)")
     ap.add_argument("--only", help="comma list of case indices (reproduce a failure)")
+    ap.add_argument("--variant", action="append", default=[],
+                    help="NAME=OPTIONS: one more rank-3 CUDA schedule variant (stnc options, space-separated), e.g. "
+                         "'h-r4=--schedule stream --smem=on --queue-heads=global --rows 4' to bisect a failure")
     ap.add_argument("--jobs", type=int, default=0, help="parallel stnc processes (default: the number of cores)")
     ap.add_argument("--budget", type=float, default=330, help="seconds after which no new run starts (default 330)")
     ap.add_argument("--run-timeout", type=int, default=300)

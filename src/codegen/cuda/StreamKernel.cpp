@@ -416,9 +416,14 @@ class StreamEmitter {
     if (d <= q.hi) return ld;
     return "(" + x + " + " + std::to_string(d) + " <= last_ ? " + ld + " : " + vt_ + "{})";
   }
-  // With rings: whether the thread's row `row` (0 .. rows-1) is one the box has (rows past its last row
-  // may lie outside the allocation).
-  std::string rowActive(int row) const { return row == 0 ? "act_" : "(act_ && y_ + " + std::to_string(row) + " < B_.hi[1])"; }
+  // With rings: whether a queue's row y_ + row can be loaded: the thread is active (its first row in the box) and the
+  // row is allocated. A queue of row r > 0 also serves the thread's rows above r (an access at dim-1 offset r - r'
+  // of row r'), so rows past the box's last one but inside the halo hold real values (session 19's random campaign:
+  // guarded by the box, they read zeros, and the box's last row was wrong with rows >= 2 and rings); rows past the
+  // allocation exist only for rows of the thread past the box, which store nothing.
+  std::string rowActive(int row) const {
+    return row <= 0 ? "act_" : "(act_ && y_ + " + std::to_string(row) + " < L_.dim[1] - L_.pad[1])";
+  }
   // Assigns the slots of queue group q at offset d (every column of the group) from a load.
   std::string assign(const Queue& q, int d, const std::string& x) const {
     if (vec_ == 1) return slotName(q.field, q.row, 0, d) + " = " + load(q, d, x) + ";";
