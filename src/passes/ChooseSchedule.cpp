@@ -438,14 +438,14 @@ std::string ignoredOptions(const ScheduleOverride& o, const dag::Kernel& k, cons
   auto ignored = [&](bool given, const std::string& text) {
     if (given) opts.push_back(text);
   };
-  if (s.strategy == dag::Strategy::Tensor) {
-    ignored(o.blockX > 0 && (o.blockX != 32 || o.blockY != 4), "block " + std::to_string(o.blockX) + "x" + std::to_string(o.blockY));
-    ignored(o.prefetch >= 0 && o.prefetch != 2, "prefetch " + std::to_string(o.prefetch));
-    ignored(o.rows > 1, "rows " + std::to_string(o.rows));
-    ignored(o.vec > 1, "vec " + std::to_string(o.vec));
-    ignored(o.unroll > 1, "unroll " + std::to_string(o.unroll));
-    why = "the tensor schedule fixes block 32x4, prefetch 2 and one point per thread for its mma fragments (only chunk applies; "
-          "--tensor-cores=off leaves the sum to the other schedules)";
+  if (s.strategy == dag::Strategy::Tensor) {  // chooseSchedule fixed its values: a given option that differs had no effect
+    ignored(o.blockX > 0 && (o.blockX != s.blockX || o.blockY != s.blockY), "block " + std::to_string(o.blockX) + "x" + std::to_string(o.blockY));
+    ignored(o.prefetch >= 0 && o.prefetch != s.prefetch, "prefetch " + std::to_string(o.prefetch));
+    ignored(o.rows > 0 && o.rows != s.rows, "rows " + std::to_string(o.rows));
+    ignored(o.vec > 0 && o.vec != s.vec, "vec " + std::to_string(o.vec));
+    ignored(o.unroll > 0 && o.unroll != s.unroll, "unroll " + std::to_string(o.unroll));
+    why = "the tensor schedule fixes block " + std::to_string(s.blockX) + "x" + std::to_string(s.blockY) + ", prefetch " + std::to_string(s.prefetch) +
+          " and one point per thread for its mma fragments (only chunk applies; --tensor-cores=off leaves the sum to the other schedules)";
   } else if (s.strategy == dag::Strategy::Naive) {
     ignored(o.chunk > 0, "chunk " + std::to_string(o.chunk));
     ignored(o.prefetch > 0, "prefetch " + std::to_string(o.prefetch));
