@@ -20,6 +20,7 @@
 #include "codegen/Launcher.h"
 #include "codegen/runtime/stnc_runtime.h"
 #include "dag/Printer.h"
+#include "driver/CompareResults.h"
 #include "driver/Driver.h"
 #include "driver/Files.h"
 
@@ -70,6 +71,7 @@ std::vector<long> tuneExtents(const dag::Kernel& k, const std::string& size) {
 struct Timing {
   double us = -1;
   std::string error;
+  bool differs = false;  // ran, but its results are not the policy's: never chosen
 };
 
 // Builds (through the compile cache) the CUDA code of a module with its current schedules.
@@ -84,12 +86,44 @@ std::string buildModule(const dag::Module& m, const AutotuneOptions& o, std::str
   return buildSharedObject(req, o.verbose, error);
 }
 
-// Times every kernel of a built module: median µs per sweep.
-// Random host arrays per kernel, made once and shared by every candidate.
-using HostData = std::vector<std::vector<std::unique_ptr<char[]>>>;
+// Per kernel: random host arrays (every field, allocation-sized), made once; every candidate starts
+// from them. The entry point overwrites its arrays with the results of one clean sweep (after the
+// timed ones), and the policy's schedule (candidate 0) leaves its results here as the reference.
+struct KernelData {
+  std::vector<std::vector<char>> inputs;
+  std::vector<std::vector<char>> reference;
+};
 
-std::vector<Timing> timeModule(const dag::Module& m, const std::string& so, const AutotuneOptions& o, HostData& data,
-                               std::string& error) {
+void randomFill(std::vector<char>& b, size_t count, size_t es, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> uni(0.5, 1.5);  // no zeros: divisions and logs stay finite
+  b.resize(count * es);
+  for (size_t e = 0; e < count; ++e) {
+    const double v = uni(rng);
+    if (es == 8) std::memcpy(b.data() + e * 8, &v, 8);
+    else {
+      const float fv = static_cast<float>(v);
+      std::memcpy(b.data() + e * 4, &fv, 4);
+    }
+  }
+}
+
+// The first field whose results differ from the reference, described; "" when all agree.
+std::string resultDifference(const dag::Module& m, const dag::Kernel& k, const std::vector<std::vector<char>>& got,
+                             const std::vector<std::vector<char>>& want) {
+  const size_t es = dag::elemSize(k.type);
+  const bool exact = !callsLibm(m.ctx, k);
+  for (size_t f = 0; f < k.fields.size(); ++f) {
+    const size_t n = got[f].size() / es;
+    const ValueDiff d = compareValues(got[f].data(), want[f].data(), n, es, exact);
+    if (d.count) return "field '" + k.fields[f].name + "': " + describe(d, n);
+  }
+  return "";
+}
+
+// Times every kernel of a built module (median µs per sweep) and checks its results against the
+// policy's (the reference; set by the first call).
+std::vector<Timing> timeModule(const dag::Module& m, const std::string& so, const AutotuneOptions& o,
+                               std::vector<KernelData>& data, std::string& error) {
   std::vector<Timing> out(m.kernels.size());
   void* lib = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -97,7 +131,6 @@ std::vector<Timing> timeModule(const dag::Module& m, const std::string& so, cons
     return {};
   }
   std::mt19937_64 rng(12345);
-  std::uniform_real_distribution<double> uni(0.5, 1.5);  // no zeros: divisions and logs stay finite
   for (size_t i = 0; i < m.kernels.size(); ++i) {
     const dag::Kernel& k = m.kernels[i];
     auto entry = reinterpret_cast<EntryFn>(::dlsym(lib, codegen::entryName(k, "cuda").c_str()));
@@ -112,31 +145,31 @@ std::vector<Timing> timeModule(const dag::Module& m, const std::string& so, cons
       out[i].error = "bad extents";
       continue;
     }
-    std::vector<std::unique_ptr<char[]>>& bufs = data[i];
+    KernelData& d = data[i];
+    d.inputs.resize(k.fields.size());
+    for (std::vector<char>& b : d.inputs)
+      if (b.empty()) randomFill(b, L.count, es, rng);
+    std::vector<std::vector<char>> work = d.inputs;
     std::vector<void*> ptrs;
-    for (size_t f = 0; f < k.fields.size(); ++f) {
-      if (bufs.size() > f) {
-        ptrs.push_back(bufs[f].get());
-        continue;
-      }
-      bufs.emplace_back(new char[L.count * es]);
-      char* b = bufs.back().get();
-      for (size_t e = 0; e < L.count; ++e) {
-        const double v = uni(rng);
-        if (es == 8) std::memcpy(b + e * 8, &v, 8);
-        else {
-          const float fv = static_cast<float>(v);
-          std::memcpy(b + e * 4, &fv, 4);
-        }
-      }
-      ptrs.push_back(b);
-    }
+    for (std::vector<char>& b : work) ptrs.push_back(b.data());
     std::vector<double> params(k.params.size(), 0.25);
     double ms[2] = {0, 0};
     char err[512] = {0};
     int st = entry(n.data(), ptrs.data(), params.data(), 0, o.reps, ms, err, sizeof err);
-    if (st != 0) out[i].error = err;
-    else out[i].us = ms[0] * 1000.0;
+    if (st != 0) {
+      out[i].error = err;
+      continue;
+    }
+    out[i].us = ms[0] * 1000.0;
+    if (d.reference.empty()) {
+      d.reference = std::move(work);
+      continue;
+    }
+    std::string diff = resultDifference(m, k, work, d.reference);
+    if (!diff.empty()) {
+      out[i].error = "its results differ from the policy's schedule (" + diff + ")";
+      out[i].differs = true;
+    }
   }
   ::dlclose(lib);
   return out;
@@ -191,6 +224,7 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
   const size_t K = m.kernels.size();
   std::vector<std::vector<double>> us(K, std::vector<double>(cands.size(), -1));
   std::vector<std::vector<dag::Schedule>> sched(K, std::vector<dag::Schedule>(cands.size()));
+  std::vector<std::vector<char>> differs(K, std::vector<char>(cands.size(), 0));  // ran, other results
   // Phase 1: build every candidate in parallel (nvcc dominates; the compile cache keys differ).
   // Skipped: candidates that change no kernel's schedule, and several rows or points per thread for
   // kernels with more than two outputs (the code grows with rows x outputs; nvcc takes minutes).
@@ -230,9 +264,10 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
     }
     for (std::thread& t : pool) t.join();
   }
-  // Phase 2: time them one after the other; with STNC_GPU_LOCK=FILE, concurrent stnc processes
-  // (a parallel build of many .stn files) take turns on the GPU.
-  HostData data(K);
+  // Phase 2: time them one after the other, each kernel's results checked against the policy's
+  // (candidate 0, timed first); with STNC_GPU_LOCK=FILE, concurrent stnc processes (a parallel build
+  // of many .stn files) take turns on the GPU.
+  std::vector<KernelData> data(K);
   int lockFd = -1;
   if (const char* lk = std::getenv("STNC_GPU_LOCK")) {
     lockFd = ::open(lk, O_CREAT | O_RDWR, 0644);
@@ -258,12 +293,17 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
       continue;
     }
     for (size_t i = 0; i < K; ++i) {
-      us[i][c] = t[i].us;
+      us[i][c] = t[i].differs ? -1 : t[i].us;
+      differs[i][c] = t[i].differs;
       if (c == 0 && t[i].us <= 0) {  // the policy's own schedule must run (no GPU, out of memory, ...)
         error = "autotune: kernel '" + m.kernels[i].name + "' did not run: " + t[i].error;
         return "";
       }
-      if (!t[i].error.empty()) log << "autotune: " << m.kernels[i].name << " with " << overrideText(cands[c]) << ": " << t[i].error << "\n";
+      if (t[i].differs)
+        log << "autotune: warning: " << m.kernels[i].name << " with " << overrideText(cands[c]) << " is not used: " << t[i].error
+            << " -- a schedule must not change results; please report this as an stnc bug\n";
+      else if (!t[i].error.empty())
+        log << "autotune: " << m.kernels[i].name << " with " << overrideText(cands[c]) << ": " << t[i].error << "\n";
     }
   }
   json file = {{"stnc", stncVersion()}, {"source", m.sourceName}, {"arch", o.arch}, {"reps", o.reps}, {"kernels", json::object()}};
@@ -281,14 +321,17 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
     for (size_t c = 0; c < cands.size(); ++c)
       if (us[i][c] > 0 && (us[i][best] <= 0 || us[i][c] < us[i][best])) best = c;
     json tried = json::array();
-    for (size_t c = 0; c < cands.size(); ++c)
-      tried.push_back({{"flags", overrideText(cands[c])}, {"us", us[i][c] > 0 ? json(us[i][c]) : json(nullptr)}});
+    for (size_t c = 0; c < cands.size(); ++c) {
+      json e = {{"flags", overrideText(cands[c])}, {"us", us[i][c] > 0 ? json(us[i][c]) : json(nullptr)}};
+      if (differs[i][c]) e["differs"] = true;  // its results were not the policy's
+      tried.push_back(e);
+    }
     dag::Schedule s = sched[i][best];
-    char buf[160];
+    char buf[200];
     size_t timed = 0;
     for (size_t c = 0; c < cands.size(); ++c) timed += us[i][c] > 0;
-    std::snprintf(buf, sizeof buf, "autotuned: %.1f us (policy's choice %.1f us) over %zu candidates", us[i][best], us[i][0],
-                  timed);
+    std::snprintf(buf, sizeof buf, "autotuned: %.1f us (policy's choice %.1f us) over %zu candidates with the policy's results",
+                  us[i][best], us[i][0], timed);
     s.reason = buf;
     k.schedule = s;
     passes::fillPartSchedules(m.ctx, k, passes::withRequest(base, k.request));

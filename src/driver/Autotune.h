@@ -1,8 +1,9 @@
 // The autotuner (`stnc FILE.stn --autotune`): on a machine with a GPU, times every schedule
 // candidate of passes::scheduleCandidates for every kernel of the file (generated, built through
 // the compile cache, run through the C entry point on random data) and keeps the fastest per
-// kernel. The choices are saved as FILE.schedules.json next to the outputs; later compiles into the
-// same directory reuse them (`--schedules FILE` names another file, `--schedules none` ignores it),
+// kernel whose results equal the policy's schedule's (a candidate computing anything else is
+// logged as a compiler bug and never chosen). The choices are saved as FILE.schedules.json next
+// to the outputs; later compiles into the same directory reuse them (`--schedules FILE` names another file, `--schedules none` ignores it),
 // unless a schedule option on the command line forces something else.
 #pragma once
 #include <iosfwd>
