@@ -86,12 +86,24 @@ std::string buildModule(const dag::Module& m, const AutotuneOptions& o, std::str
   return buildSharedObject(req, o.verbose, error);
 }
 
-// Per kernel: random host arrays (every field, allocation-sized), made once; every candidate starts
-// from them. The entry point overwrites its arrays with the results of one clean sweep (after the
-// timed ones), and the policy's schedule (candidate 0) leaves its results here as the reference.
-struct KernelData {
+// Odd extents for the correctness run (no timing): partial tiles, rows, vectors and chunks everywhere,
+// yet a box wider than the policy's widest ring tile (64 columns x 3/4) along the contiguous axis.
+std::vector<long> checkExtents(const dag::Kernel& k) {
+  if (k.rank() == 3) return {61, 37, 53};
+  if (k.rank() == 2) return {1031, 37};
+  return {4099};
+}
+
+// One set of runs of a kernel at one extent: random host arrays (every field, allocation-sized) made
+// once, from which every candidate starts; the entry point overwrites its copies with the results of
+// one clean sweep (after the timed ones, if any), and the policy's schedule (candidate 0, run first)
+// leaves its results as the reference.
+struct RunData {
   std::vector<std::vector<char>> inputs;
   std::vector<std::vector<char>> reference;
+};
+struct KernelData {
+  RunData timed, odd;
 };
 
 void randomFill(std::vector<char>& b, size_t count, size_t es, std::mt19937_64& rng) {
@@ -120,8 +132,45 @@ std::string resultDifference(const dag::Module& m, const dag::Kernel& k, const s
   return "";
 }
 
-// Times every kernel of a built module (median µs per sweep) and checks its results against the
-// policy's (the reference; set by the first call).
+// Runs kernel k at extents n (reps timed sweeps, then one clean one) and compares the results with the
+// reference (or makes them the reference). Sets t.us (reps > 0), t.error, t.differs.
+void runAndCheck(const dag::Module& m, const dag::Kernel& k, EntryFn entry, std::vector<long> n, int reps, RunData& d,
+                 std::mt19937_64& rng, Timing& t) {
+  stnc_rt::Layout L{};
+  const size_t es = dag::elemSize(k.type);
+  if (!kernelLayout(k, n.data(), L)) {
+    t.error = "bad extents";
+    return;
+  }
+  d.inputs.resize(k.fields.size());
+  for (std::vector<char>& b : d.inputs)
+    if (b.empty()) randomFill(b, L.count, es, rng);
+  std::vector<std::vector<char>> work = d.inputs;
+  std::vector<void*> ptrs;
+  for (std::vector<char>& b : work) ptrs.push_back(b.data());
+  std::vector<double> params(k.params.size(), 0.25);
+  double ms[2] = {0, 0};
+  char err[512] = {0};
+  if (entry(n.data(), ptrs.data(), params.data(), 0, reps, ms, err, sizeof err) != 0) {
+    t.error = err;
+    return;
+  }
+  if (reps > 0) t.us = ms[0] * 1000.0;
+  if (d.reference.empty()) {
+    d.reference = std::move(work);
+    return;
+  }
+  std::string ext;
+  for (long e : n) ext += (ext.empty() ? "" : "x") + std::to_string(e);
+  std::string diff = resultDifference(m, k, work, d.reference);
+  if (!diff.empty()) {
+    t.error = "its results at " + ext + " differ from the policy's schedule's (" + diff + ")";
+    t.differs = true;
+  }
+}
+
+// Times every kernel of a built module (median µs per sweep at the tuning extents) and checks its
+// results there and at odd extents against the policy's (the references; set by the first call).
 std::vector<Timing> timeModule(const dag::Module& m, const std::string& so, const AutotuneOptions& o,
                                std::vector<KernelData>& data, std::string& error) {
   std::vector<Timing> out(m.kernels.size());
@@ -138,37 +187,15 @@ std::vector<Timing> timeModule(const dag::Module& m, const std::string& so, cons
       out[i].error = "entry point missing";
       continue;
     }
-    std::vector<long> n = tuneExtents(k, o.size);
-    stnc_rt::Layout L{};
-    const size_t es = dag::elemSize(k.type);
-    if (!kernelLayout(k, n.data(), L)) {
-      out[i].error = "bad extents";
-      continue;
-    }
-    KernelData& d = data[i];
-    d.inputs.resize(k.fields.size());
-    for (std::vector<char>& b : d.inputs)
-      if (b.empty()) randomFill(b, L.count, es, rng);
-    std::vector<std::vector<char>> work = d.inputs;
-    std::vector<void*> ptrs;
-    for (std::vector<char>& b : work) ptrs.push_back(b.data());
-    std::vector<double> params(k.params.size(), 0.25);
-    double ms[2] = {0, 0};
-    char err[512] = {0};
-    int st = entry(n.data(), ptrs.data(), params.data(), 0, o.reps, ms, err, sizeof err);
-    if (st != 0) {
-      out[i].error = err;
-      continue;
-    }
-    out[i].us = ms[0] * 1000.0;
-    if (d.reference.empty()) {
-      d.reference = std::move(work);
-      continue;
-    }
-    std::string diff = resultDifference(m, k, work, d.reference);
-    if (!diff.empty()) {
-      out[i].error = "its results differ from the policy's schedule (" + diff + ")";
-      out[i].differs = true;
+    runAndCheck(m, k, entry, tuneExtents(k, o.size), o.reps, data[i].timed, rng, out[i]);
+    if (out[i].us > 0 && !out[i].differs) {
+      Timing odd;
+      runAndCheck(m, k, entry, checkExtents(k), 0, data[i].odd, rng, odd);
+      if (!odd.error.empty()) {
+        out[i].error = odd.error;
+        out[i].differs = odd.differs;
+        if (!odd.differs) out[i].us = -1;  // did not run at the odd extents
+      }
     }
   }
   ::dlclose(lib);
