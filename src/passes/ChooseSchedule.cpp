@@ -433,7 +433,7 @@ ScheduleOverride withRequest(const ScheduleOverride& o, const dag::ScheduleReque
   return m;
 }
 
-std::string ignoredOptions(const ScheduleOverride& o, const dag::Kernel& k, const dag::Schedule& s, std::string& why) {
+std::vector<std::string> ignoredOptions(const ScheduleOverride& o, const dag::Kernel& k, const dag::Schedule& s, std::string& why) {
   std::vector<std::string> opts;
   auto ignored = [&](bool given, const std::string& text) {
     if (given) opts.push_back(text);
@@ -458,20 +458,29 @@ std::string ignoredOptions(const ScheduleOverride& o, const dag::Kernel& k, cons
     ignored(o.vec > 0 && o.vec != s.vec, "vec " + std::to_string(o.vec));
     why = "the sumfactor schedule reads one 16-byte vector per thread and row (vec " + std::to_string(s.vec) + ")";
   }
+  return opts;
+}
+
+namespace {
+
+// "a", "a and b", "a, b and c".
+std::string listText(const std::vector<std::string>& items) {
   std::string list;
-  for (size_t i = 0; i < opts.size(); ++i) list += (i ? (i + 1 == opts.size() ? " and " : ", ") : "") + opts[i];
+  for (size_t i = 0; i < items.size(); ++i) list += (i ? (i + 1 == items.size() ? " and " : ", ") : "") + items[i];
   return list;
 }
+
+}  // namespace
 
 bool chooseSchedules(dag::Module& m, DiagEngine& diags, const ScheduleOverride& o) {
   for (dag::Kernel& k : m.kernels) {
     const ScheduleOverride ko = withRequest(o, k.request);
     k.schedule = chooseSchedule(m.ctx, k, ko);
     std::string why;
-    const std::string ignored = ignoredOptions(ko, k, k.schedule, why);
+    const std::vector<std::string> ignored = ignoredOptions(ko, k, k.schedule, why);
     if (!ignored.empty())
       diags.report(DiagId::warn_schedule_option_unused, k.request.present ? k.request.loc : k.loc)
-          << ignored + (ignored.find(" and ") != std::string::npos ? " have" : " has") << k.name << why;
+          << listText(ignored) + (ignored.size() > 1 ? " have" : " has") << k.name << why;
     if (k.request.present) k.schedule.reason += "; the source asks for schedule " + k.request.text;
     fillPartSchedules(m.ctx, k, ko);
     chooseFusion(m.ctx, k, o.fuseRegions);

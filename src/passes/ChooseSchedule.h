@@ -67,8 +67,8 @@ void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOv
 // Schedule::tma 2 (both kernels; the launch takes the tensor memory accelerator for slab boxes).
 void chooseSlabTma(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o);
 // The schedule options in o (the command line, or the source's schedule) that schedule s of kernel k does not
-// use ("rows 2 and vec 4"; empty when it uses them all), and in `why` the reason; chooseSchedules warns with them.
-std::string ignoredOptions(const ScheduleOverride& o, const dag::Kernel& k, const dag::Schedule& s, std::string& why);
+// use ({"rows 2", "vec 4"}; empty when it uses them all), and in `why` the reason; chooseSchedules warns with them.
+std::vector<std::string> ignoredOptions(const ScheduleOverride& o, const dag::Kernel& k, const dag::Schedule& s, std::string& why);
 bool chooseSchedules(dag::Module& m, DiagEngine& diags, const ScheduleOverride& o);
 
 }  // namespace stnc::passes
