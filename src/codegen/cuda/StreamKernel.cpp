@@ -454,13 +454,18 @@ class StreamEmitter {
     return nullptr;
   }
   // Fused: whether the region's rings hold access n (else it is read through L1: a field only the
-  // default equations read, or an offset beyond the region's footprint).
+  // default equations read, or an offset beyond the region's footprint). Along dim 2 the tile is wider than
+  // the footprint (16-byte chunks, 32-byte sectors: a2 .. hi2), but the copies fill only the chunks the
+  // footprint reaches from the box (reach2lo .. reach2hi, STNC_RING_CLIP) and zero the rest, so a
+  // default-equation offset outside the footprint but inside the tile must not come from the ring (session
+  // 20's random campaign with regions: zeros at the box's first or last columns under --fuse-regions=on).
   bool ringHolds(const dag::Node& n) const {
     const passes::SmemRing* r = ringOf(sp_, tk_.ctx.name(n.sym));
     if (!r) return false;
     const dag::Offset& o = n.offset;
     const int g = floorDiv(o.d[2], vec_) * vec_;
-    return o.d[0] >= r->amin && o.d[0] <= r->amax && o.d[1] >= r->lo1 && o.d[1] <= r->hi1 && g >= r->a2 && g <= r->hi2;
+    return o.d[0] >= r->amin && o.d[0] <= r->amax && o.d[1] >= r->lo1 && o.d[1] <= r->hi1 && g >= r->a2 && g <= r->hi2 &&
+           o.d[2] >= r->reach2lo && o.d[2] <= r->reach2hi;
   }
   // The read of the vector at (d0, d1, group g) of a ring's tile.
   std::string ringLoad(const std::string& field, int d0, int d1, int g) const {

@@ -118,3 +118,41 @@ TEST_CASE("the fused kernel: three bodies chosen per plane, L1 for what the ring
   REQUIRE(plain->module);
   CHECK(test::generateAll(*plain->module).at(".cu").find("sweepFused") == std::string::npos);
 }
+
+TEST_CASE("the fused default body reads through L1 what lies in a ring's tile but outside the footprint its copies fill") {
+  // Session 20's random campaign (seed 11, cases 145 and 264, --fuse-regions=on): the region reads u at dim-2
+  // offsets -1 .. 0, so its copies fill the columns the box's points read there (STNC_RING_CLIP) and zero the rest
+  // of the sector-rounded tile (from offset -4 in f64); the default equation reads u at k-4 and k+0, and w at k+0
+  // where the region reads w at k-3 .. -1 only. Taken from the ring, those read zeros at the box's first or last
+  // columns; they must come through L1.
+  const char* src =
+      "stencil s(i, j, k) : f64 {\n"
+      "  in u, w; out o;\n"
+      "  region r = [1:0, 0:-1, 0:-3];\n"
+      "  o @ r = u[i, j, k-1] + u[i+1, j+3, k] * w[i, j, k-3] + w[i, j, k-1];\n"
+      "  o = u[i+1, j, k-4] + 2.0 * u + w;\n"
+      "}\n";
+  passes::ScheduleOverride o = fuse("on");
+  o.strategy = "stream";
+  o.smem = "on";
+  o.blockX = 16;
+  o.blockY = 8;
+  o.rows = 1;
+  auto c = test::compileText(src, {}, o);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  REQUIRE(test::kernelOf(*c, "s").fusedRegion == 0);
+  const std::string cu = test::generateAll(*c->module).at(".cu");
+  const size_t at = cu.find("sweepFused(const stnc_rt::Layout L_");
+  REQUIRE(at != std::string::npos);
+  const std::string fused = cu.substr(at, cu.find("}  // sweepFused", at) - at);
+  REQUIRE(fused.find("uC_(") != std::string::npos);
+  REQUIRE(fused.find("wC_(") != std::string::npos);
+  // The rings' copies are clipped to the region's footprint (u: -1 .. 0, w: -3 .. -1 along dim 2).
+  CHECK(fused.find("B_.lo[2] - 1, B_.hi[2]);  // this thread's chunks of a u tile") != std::string::npos);
+  CHECK(fused.find("B_.lo[2] - 3, B_.hi[2] - 1);  // this thread's chunks of a w tile") != std::string::npos);
+  // The default body's reads beyond them: guarded global loads.
+  CHECK_MESSAGE(fused.find("? u[p_ + s0_ - 4] : double(0)") != std::string::npos, fused);
+  CHECK(fused.find("? w[p_] : double(0)") != std::string::npos);
+  // u at offset 0 is in the footprint: from the ring (the register queue's plane), not from global memory.
+  CHECK(fused.find("? u[p_] : double(0)") == std::string::npos);
+}
