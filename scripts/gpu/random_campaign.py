@@ -21,7 +21,10 @@ Driven by scripts/gpu-random.sh (see scripts/gpu/README.md). Steps:
      NaN whatever its payload); with them, <= 16 ulp or 1e-12 (f64) / 1e-5 (f32) of
      max(1, |x|, |y|) per value (each libm rounds differently and the program may amplify it).
      A mismatch of a bit-exact program, a failed build or run, is a failure; a transcendental
-     program beyond its tolerance is reported as a libm difference (--strict-libm: a failure);
+     program beyond its tolerance is reported as a libm difference (--strict-libm: a failure).
+     About a quarter of the programs have regions (`region R = [lo:hi, ...]`, `OUT @ R = ...`): the
+     interior points of a pure output that no equation writes must hold their buffer's start value
+     on each side (`stnc run`'s zeros, the harness's NaN poison), and are compared no further;
   5. write random-campaign.md / .json into --out, with a reproducer folder per failure.
 
 --dry-run (no GPU): `stnc run --backend interp` (the reference interpreter) stands in for CUDA, once
@@ -32,6 +35,7 @@ Pure Python 3.8+; numpy is used when present (faster comparisons), never require
 import argparse
 import array
 import datetime
+import itertools
 import json
 import math
 import os
@@ -94,6 +98,12 @@ def schedule_candidates(help_text, rank, only, extra=()):
             c.append(("stream-heads-32x4", ["--schedule", "stream", "--smem=on", "--queue-heads=global", "--block", "32x4"]))
         if has("--factor-sums"):  # shared partial sums of symmetric weighted sums, with FMA contraction (vs cpu-factor)
             c.append(("auto-factor-fma", ["--factor-sums=on", "--fp-contract=on"]))
+        if has("--fuse-regions"):  # one region and the default equations in one kernel (passes/FuseRegions): it needs
+            # the region's rings (stream, smem) at one row per thread (the policy often picks 2-4) and, at run time,
+            # boxes at least 3/4 of a tile wide (16-column tiles: the medium extents); about half of the generated
+            # rank-3 kernels with regions qualify, the others (two regions, a part without equations) and kernels
+            # without regions run the per-part stream-smem kernels
+            c.append(("fuse-regions", ["--fuse-regions=on", "--schedule", "stream", "--smem=on", "--block", "16x8", "--rows", "1"]))
     if rank == 3:
         c += list(extra)
     if only:
@@ -183,6 +193,8 @@ class Campaign:
         shutil.rmtree(self.gendir, ignore_errors=True)
         cmd = [gen, "campaign", "--seed", str(self.a.seed), "--count", str(self.a.count), "--batch", str(self.a.batch),
                "--out", self.gendir, "--transcendental-every", str(self.a.transcendental_every)]
+        if self.a.region_chance is not None:
+            cmd += ["--region-chance", str(self.a.region_chance)]
         rc, out, err = self.sh(cmd)
         if rc != 0:
             raise SystemExit("random-campaign: the generator failed: %s" % (out + err)[-2000:])
@@ -462,6 +474,73 @@ class Campaign:
             return "tolerance", st
         return ("libm" if transcendental else "mismatch"), st
 
+    # -- points no equation writes (regions) -------------------------------------------------------
+    def unwritten(self, c, r, f):
+        """Flat indices (C order over the interior) of the points of output f that no equation writes, where
+        f's buffers start without data (a pure output outside every swap); None when there are none. A stencil
+        with regions writes an output only in the parts with an equation of it (the default equations: outside
+        every region); elsewhere the buffer keeps what it held: `stnc run`'s zeros, the poison harness's NaN."""
+        regions = c.get("regions") or []
+        if not regions or f in {x for p in c["swaps"] for x in p} or \
+                next((x["role"] for x in c["fields"] if x["name"] == f), "out") != "out":
+            return None
+        key = (r, f)
+        cache = c.setdefault("unwritten", {})
+        if key in cache:
+            return cache[key]
+        n, rank, parts = c["runs"][r]["size"], c["rank"], set(c["written"].get(f, []))
+        # per region and axis: which coordinates lie inside it (lo <= x < n + hi)
+        ins = [[[g["lo"][a] <= x < n[a] + g["hi"][a] for x in range(n[a])] for a in range(rank)] for g in regions]
+        if np is not None:
+            def box(g):
+                m = np.ones(n, dtype=bool)
+                for a in range(rank):
+                    shape = [1] * rank
+                    shape[a] = n[a]
+                    m = m & np.array(ins[g][a], dtype=bool).reshape(shape)
+                return m
+            boxes = [box(g) for g in range(len(regions))]
+            written = np.zeros(n, dtype=bool)
+            if -1 in parts:
+                anyr = np.zeros(n, dtype=bool)
+                for b in boxes:
+                    anyr |= b
+                written |= ~anyr
+            for g in parts - {-1}:
+                written |= boxes[g]
+            idx = np.nonzero(~written.reshape(-1))[0].tolist()
+        else:
+            idx = []
+            for i, pt in enumerate(itertools.product(*[range(x) for x in n])):
+                inr = [all(ins[g][a][pt[a]] for a in range(rank)) for g in range(len(regions))]
+                if not ((-1 in parts and not any(inr)) or any(inr[g] for g in parts - {-1})):
+                    idx.append(i)
+        cache[key] = idx or None
+        return cache[key]
+
+    def from_stnc_run(self, tag):
+        """Whether outputs tagged `tag` come from `stnc run` (zeroed buffers) rather than the poison harness."""
+        return tag.startswith("sr-") or (self.a.dry_run and tag not in self.refs)
+
+    def untouched(self, typ, b1, b2, tags, idx):
+        """-> (b1, b2, problem): at the unwritten points `idx` each side must hold its buffer's start value (+0
+        from `stnc run`, the harness's NaN poison); those points are then set equal, for the comparison of the rest."""
+        elem = gc.Elem(typ)
+        es = elem.size
+        out, problems = [], []
+        for b, tag in ((b1, tags[0]), (b2, tags[1])):
+            start = b"\0" * es if self.from_stnc_run(tag) else elem.nan
+            raw = bytearray(b)
+            bad = [i for i in idx if raw[i * es:(i + 1) * es] != start]
+            if bad:
+                v = struct.unpack("<" + elem.code, raw[bad[0] * es:(bad[0] + 1) * es])[0]
+                problems.append("%s wrote %d of the %d points no equation writes (first [%d] = %r)" % (
+                    tag, len(bad), len(idx), bad[0], v))
+            for i in idx:
+                raw[i * es:(i + 1) * es] = b"\0" * es
+            out.append(bytes(raw))
+        return out[0], out[1], "; ".join(problems)
+
     def evaluate(self, c, r, name, ref="cpu", exact=False):
         """Compares variant `name` of run r with the CPU run (or the outputs tagged `ref`)."""
         res = c["results"].get((r, name), {"status": "not run"})
@@ -480,10 +559,18 @@ class Campaign:
                 d2, s2, b2 = gc.read_npy(os.path.join(c["dirs"][r], "%s_%s.npy" % (name, f)))
             except (OSError, ValueError) as e:
                 return {"verdict": "error", "why": "%s: cannot read an output: %s" % (f, e)}
+            idx = self.unwritten(c, r, f)
+            problem = ""
             if d1 != d2 or s1 != s2:
                 v, st = "mismatch", {"note": "dtype/shape %s%s vs %s%s" % (d1, s1, d2, s2)}
             else:
+                if idx and len(b1) == len(b2):
+                    b1, b2, problem = self.untouched(c["type"], b1, b2, (ref, name), idx)
                 v, st = self.compare_arrays(c["type"], b1, b2, c["transcendental"] and not exact)
+            if problem:
+                v = "mismatch"
+                st["note"] = problem
+                st.setdefault("differing", "?")
             if v != "identical":
                 fields[f] = st
             if order.index(v) > order.index(worst):
@@ -500,8 +587,12 @@ class Campaign:
         small = sum(os.path.getsize(p) for p in c["inputs"][r].values()) <= self.a.repro_bytes
         lines = ["#!/usr/bin/env bash",
                  "# random campaign seed %d, case %d (%s), run %d, schedule %s" % (self.a.seed, c["index"], c["kernel"], r, name),
-                 "# Regenerate everything: python3 scripts/gpu/random_campaign.py --seed %d --count %d --only %d%s"
-                 % (self.a.seed, self.a.count, c["index"], " --dry-run" if self.a.dry_run else ""),
+                 "# Regenerate everything: python3 scripts/gpu/random_campaign.py --seed %d --count %d --only %d%s%s%s"
+                 % (self.a.seed, self.a.count, c["index"],
+                    # the generator options that change the programs
+                    " --transcendental-every %d" % self.a.transcendental_every if self.a.transcendental_every != 4 else "",
+                    " --region-chance %g" % self.a.region_chance if self.a.region_chance is not None else "",
+                    " --dry-run" if self.a.dry_run else ""),
                  "set -e", 'cd "$(dirname "$0")"', 'STNC=${STNC:-stnc}']
         for backend, tag, a in (("cpu", ref, self.refs.get(ref, [])), (self.device if name not in self.refs else "cpu", name, args)):
             cmd = self.run_cmd(c, r, backend, a, tag, stn="case.stn")
@@ -693,10 +784,11 @@ class Campaign:
         not_run = sum(p["not run"] for p in per.values())
         elapsed = time.time() - self.t0
         ranks = {r: sum(1 for c in cases if c["rank"] == r) for r in (1, 2, 3)}
-        summary = "%d programs (%d f32, %d with exp/log/pow/sin/cos, %d groups), %d comparisons with the CPU backend: " \
-                  "%d failed, %d libm differences beyond tolerance%s" % (
+        summary = "%d programs (%d f32, %d with exp/log/pow/sin/cos, %d groups, %d with regions), %d comparisons with the " \
+                  "CPU backend: %d failed, %d libm differences beyond tolerance%s" % (
                       n_prog, sum(1 for c in cases if c["type"] == "f32"), sum(1 for c in cases if c["transcendental"]),
-                      sum(1 for c in cases if c["group"]), comparisons, len(failures), len(libm),
+                      sum(1 for c in cases if c["group"]), sum(1 for c in cases if c.get("regions")), comparisons,
+                      len(failures), len(libm),
                       ", %d NOT RUN (time budget)" % not_run if not_run else "")
         if self.a.dry_run:
             summary += " [DRY RUN: interpreter vs CPU%s]" % (
@@ -707,8 +799,10 @@ class Campaign:
               "| | |", "| --- | --- |"] + ["| %s | %s |" % (k, str(env[k]).replace("|", "/")) for k in
                                           ("mode", "gpu", "nvcc", "cxx", "stnc", "commit")] + [
               "| command | `%s` |" % cmd,
-              "| generator | seed %d, %d programs (rank 1: %d, rank 2: %d, rank 3: %d), %d per file, exp/log/pow/sin/cos in every %d-th |"
-              % (self.a.seed, n_prog, ranks[1], ranks[2], ranks[3], self.a.batch, self.a.transcendental_every),
+              "| generator | seed %d, %d programs (rank 1: %d, rank 2: %d, rank 3: %d; with regions: %d, rank 3: %d), %d per file, "
+              "exp/log/pow/sin/cos in every %d-th |"
+              % (self.a.seed, n_prog, ranks[1], ranks[2], ranks[3], sum(1 for c in cases if c.get("regions")),
+                 sum(1 for c in cases if c.get("regions") and c["rank"] == 3), self.a.batch, self.a.transcendental_every),
               "| runs per program | %d (odd extents: the generator's small ones, then medium ones) |" % self.a.runs,
               "| variants, rank 1-2 | %s |" % ", ".join("`%s` (%s; vs `%s`)" % (n, " ".join(a), rf) for n, a, rf in self.devvars[1]),
               "| variants, rank 3 | %s |" % ", ".join("`%s` (%s; vs `%s`)" % (n, " ".join(a), rf) for n, a, rf in self.devvars[3]),
@@ -728,10 +822,14 @@ class Campaign:
                 "3" if r3 else "1-2", name, p["identical"], p["tolerance"], p["libm"], p["mismatch"], p["error"], p["not run"]))
         def describe(f):
             c = f["case"]
-            head = "- **case %d** `%s` (%s, rank %d%s%s), run %s, schedule `%s`: %s" % (
+            head = "- **case %d** `%s` (%s, rank %d%s%s%s), run %s, schedule `%s`: %s" % (
                 c["index"], c["kernel"], c["type"], c["rank"], ", group" if c["group"] else "",
-                ", transcendental" if c["transcendental"] else "", f["run"], f["sched"], f["verdict"].upper())
+                ", transcendental" if c["transcendental"] else "",
+                ", %d region%s" % (len(c["regions"]), "s" if len(c["regions"]) > 1 else "") if c.get("regions") else "",
+                f["run"], f["sched"], f["verdict"].upper())
             out = [head]
+            if c.get("regions"):  # name [lo:hi per axis] (the outputs it has equations for)
+                out.append("  - regions: %s" % c.get("region_text", ""))
             if f["run"] is not None:
                 run = c["runs"][f["run"]]
                 out.append("  - size %s, steps %d; reproducer: `%s`" % (
@@ -742,7 +840,7 @@ class Campaign:
                 out.append("  - `%s`: %s of %s values differ%s; %s" % (
                     fld, st.get("differing", "?"), st.get("points", "?"),
                     " (%d beyond tolerance)" % st["beyond"] if "beyond" in st else "",
-                    "; ".join(st.get("first", [])) or st.get("note", "")))
+                    "; ".join(([st["note"]] if st.get("note") else []) + st.get("first", []))))
             return out
         if failures:
             md += ["", "## Failures", ""]
@@ -810,6 +908,7 @@ def main():
     ap.add_argument("--batch", type=int, default=40, help="programs per .stn file (default 40)")
     ap.add_argument("--runs", type=int, default=2, choices=(1, 2), help="runs per program: 1 = small extents only (default 2)")
     ap.add_argument("--transcendental-every", type=int, default=4)
+    ap.add_argument("--region-chance", type=float, help="share of single stencils with regions (generator default 0.3)")
     ap.add_argument("--schedules", help="comma list of schedule names to try (default: all candidates)")
     ap.add_argument("--only", help="comma list of case indices (reproduce a failure)")
     ap.add_argument("--variant", action="append", default=[],

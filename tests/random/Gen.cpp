@@ -287,9 +287,10 @@ class Generator {
       if (f.role != Role::In) {
         Scope es = s;
         es.budget = o_.maxRadius;
-        st.eqs.push_back({f.name, genReal(es, o_.maxDepth)});
+        st.eqs.push_back({f.name, genReal(es, o_.maxDepth), ""});
       }
     if (r_.chance(0.5)) std::reverse(st.eqs.begin(), st.eqs.end());
+    if (!inGroup) stencilScope_ = s;  // addRegions writes more equations in it
     // Boundary rules.
     for (auto& f : st.fields) {
       if (f.role == Role::Out || !r_.chance(0.45)) continue;
@@ -306,6 +307,151 @@ class Generator {
       st.boundaries.push_back(b);
     }
     c_.stencils.push_back(st);
+  }
+
+  // ------------------------------------------------------------ regions
+ public:
+  // Regions (docs/EXTENSIONS.md) for a share `chance` of the single stencils (groups reject them):
+  // 1-2 boxes with small, empty, thin or whole-axis bounds, now and then overlapping or adjacent,
+  // and region equations for some outputs, in addition to or instead of their default equation.
+  // generateCase calls this after run() with the Rng reseeded to a stream of its own, so the rest
+  // of every program (and every program without regions) is what it was before regions existed.
+  void addRegions(double chance) {
+    if (!c_.group.empty() || c_.stencils.size() != 1 || !r_.chance(chance)) return;
+    StencilDecl& st = c_.stencils.front();
+    static const std::vector<std::vector<std::string>> nameSets = {{"r0", "r1"}, {"inner", "rim"}, {"ra", "rb"}};
+    const auto& names = r_.pick(nameSets);
+    // An integer const to spell some bounds with (bounds are compile-time integer expressions).
+    if (r_.chance(0.3)) {
+      ConstDecl d;
+      d.name = pre("kr");
+      int v = r_.range(1, 3);
+      d.texts.push_back(std::to_string(v));
+      d.values.push_back(v);
+      c_.consts.push_back(d);
+      boundConst_ = &c_.consts.back();
+    }
+    int n = r_.chance(0.3) ? 2 : 1;
+    for (int i = 0; i < n; ++i) {
+      RegionDecl g = i == 0 ? genRegion() : secondRegion(st.regions.front());
+      g.name = names[i];
+      for (int a = 0; a < c_.rank; ++a) {
+        g.loText[a] = boundText(g.lo[a]);
+        g.hiText[a] = boundText(g.hi[a]);
+      }
+      st.regions.push_back(g);
+    }
+    st.regionsLast = r_.chance(0.15);
+    std::vector<Equation> defaults = st.eqs;
+    std::set<std::string> inRegion;  // outputs with a region equation
+    for (const RegionDecl& g : st.regions) {
+      if (r_.chance(0.1)) continue;  // a region without equations: a hole in the default part
+      std::vector<const Equation*> pick;
+      for (const Equation& e : defaults)
+        if (r_.chance(0.6)) pick.push_back(&e);
+      if (pick.empty()) pick.push_back(&r_.pick(defaults));
+      for (const Equation* d : pick) {
+        Equation e{d->field, regionValue(*d), g.name};
+        st.eqs.insert(st.eqs.begin() + static_cast<long>(r_.next() % (st.eqs.size() + 1)), e);
+        inRegion.insert(d->field);
+      }
+    }
+    // Some outputs keep only their region equations (written nowhere else: those points keep what
+    // the buffer held, zeros in `stnc run`).
+    for (const std::string& f : inRegion)
+      if (r_.chance(0.3))
+        st.eqs.erase(std::remove_if(st.eqs.begin(), st.eqs.end(),
+                                    [&](const Equation& e) { return e.field == f && e.region.empty(); }),
+                     st.eqs.end());
+    c_.transcendental = c_.transcendental || transcendental_;
+  }
+
+ private:
+  // Along axis a: lo >= 0 from the start, hi <= 0 from the end. Thin and empty ranges are measured
+  // against the first run's extent (the other runs change the extents: then they are what they are).
+  void genRange(RegionDecl& g, int a, int kind) {
+    const int n = static_cast<int>(c_.size[a]);
+    if (kind == 0) {  // small
+      g.lo[a] = r_.range(0, 3);
+      g.hi[a] = -r_.range(0, 3);
+    } else if (kind == 1) {  // the whole axis
+      g.lo[a] = g.hi[a] = 0;
+    } else if (kind == 2) {  // thin: 1-3 points wide
+      int w = r_.range(1, 3);
+      g.lo[a] = n > w ? r_.range(0, n - w) : 0;
+      g.hi[a] = n > w ? -(n - g.lo[a] - w) : 0;
+    } else {  // empty: lo at or past the end
+      g.hi[a] = -r_.range(0, 2);
+      g.lo[a] = std::max(0, n + g.hi[a] + r_.range(0, 1));
+    }
+  }
+
+  RegionDecl genRegion() {
+    RegionDecl g;
+    int thin = r_.chance(0.35) ? r_.range(0, c_.rank - 1) : -1;
+    int empty = r_.chance(0.06) ? r_.range(0, c_.rank - 1) : -1;
+    for (int a = 0; a < c_.rank; ++a)
+      genRange(g, a, a == empty ? 3 : a == thin ? 2 : r_.chance(0.2) ? 1 : 0);
+    return g;
+  }
+
+  // The second region: unrelated, overlapping the first, adjacent to it or just apart along one axis.
+  RegionDecl secondRegion(const RegionDecl& f) {
+    int rel = r_.range(0, 3);
+    if (rel == 0) return genRegion();
+    RegionDecl g = f;
+    int a = r_.range(0, c_.rank - 1);
+    const int n = static_cast<int>(c_.size[a]);
+    if (rel == 1) {  // overlapping (unless one of them is empty): the first's box moved a little
+      for (int b = 0; b < c_.rank; ++b) {
+        g.lo[b] = std::max(0, g.lo[b] + r_.range(-1, 1));
+        g.hi[b] = std::min(0, g.hi[b] + r_.range(-1, 1));
+      }
+      return g;
+    }
+    // Adjacent (rel 2) or one point apart (rel 3) along a, after the first's end in the first run
+    // (before its start when that end is past the extent).
+    int end = n + f.hi[a] + (rel == 3 ? 1 : 0);
+    if (end < n) {
+      g.lo[a] = std::max(0, end);
+      g.hi[a] = -r_.range(0, std::max(0, std::min(2, n - g.lo[a] - 1)));
+    } else {
+      g.lo[a] = 0;  // (the first may start past the end: it is empty, and the second is the whole axis)
+      g.hi[a] = std::min(0, -(n - std::max(0, f.lo[a] - (rel == 3 ? 1 : 0))));
+    }
+    return g;
+  }
+
+  // A bound's sugared spelling: mostly the integer, sometimes nothing (0), -0, a sum, or the
+  // integer const addRegions declared.
+  std::string boundText(int v) {
+    int k = r_.range(0, 9);
+    int m = std::abs(v);
+    std::string sign = v < 0 ? "-" : "";
+    if (v == 0 && k < 3) return "";
+    if (v == 0 && k == 3) return "-0";
+    if (k == 4 && m >= 2) {
+      int x = r_.range(1, m - 1);
+      return v > 0 ? std::to_string(x) + "+" + std::to_string(m - x) : "-" + std::to_string(x) + "-" + std::to_string(m - x);
+    }
+    if (k == 5) return sign + "(" + std::to_string(m) + ")";
+    if (k >= 6 && boundConst_) {
+      int cv = static_cast<int>(boundConst_->values[0]);
+      int rest = m - cv;
+      if (rest == 0) return sign + boundConst_->name;
+      if (rest > 0 && k >= 8)
+        return v > 0 ? boundConst_->name + "+" + std::to_string(rest) : "-" + boundConst_->name + "-" + std::to_string(rest);
+    }
+    return std::to_string(v);
+  }
+
+  // A region equation of d's field: a new expression, or one that shares d's (the parts' DAGs then
+  // share nodes).
+  GP regionValue(const Equation& d) {
+    if (r_.chance(0.2)) return bin(r_.chance(0.5) ? "*" : "+", randomLit(r_), d.value);
+    Scope es = stencilScope_;
+    es.budget = o_.maxRadius;
+    return genReal(es, o_.maxDepth);
   }
 
   void genGroup() {
@@ -633,6 +779,8 @@ class Generator {
   Rng& r_;
   const GenOptions& o_;
   std::vector<int> defReach_;
+  Scope stencilScope_;                     // the single stencil's (not a group's)
+  const ConstDecl* boundConst_ = nullptr;  // an integer const for region bounds
   std::set<std::string> ruled_;
   bool transcendental_ = false;
 };
@@ -790,9 +938,17 @@ class Expander {
 
   int idxVal(const Idx& x, const Env* env) const {
     int v = x.c;
-    if (!x.var.empty() && x.coef) v += x.coef * *env->findInt(x.var);
+    if (!x.var.empty() && x.coef) {
+      const int* m = env ? env->findInt(x.var) : nullptr;
+      if (m) v += x.coef * *m;
+      else unresolved_ = true;
+    }
     return v;
   }
+
+  // A name the expansion could not resolve (the shrinker moved a sum's body out of the sum, or
+  // removed a declaration): printFlat then prints a token that does not compile.
+  bool unresolved() const { return unresolved_; }
 
   Shift addIdx(Shift sh, const std::vector<Idx>& idx, const Env* env) const {
     for (size_t a = 0; a < idx.size(); ++a) sh.d[a] += idxVal(idx[a], env);
@@ -804,8 +960,15 @@ class Expander {
   GP expand(const GExpr& e, const Env* env, Shift sh) const {
     switch (e.k) {
       case GK::Lit: return litNum(e.value);
-      case GK::CRef: return litNum(constDecl(e.name).values[0]);
-      case GK::CArr: return litNum(constDecl(e.name).values[idxVal(e.index, env)]);
+      case GK::CRef: {
+        const ConstDecl* d = constDecl(e.name);
+        return d ? litNum(d->values[0]) : nullptr;
+      }
+      case GK::CArr: {
+        const ConstDecl* d = constDecl(e.name);
+        int i = idxVal(e.index, env);
+        return d && i >= 0 && i < static_cast<int>(d->values.size()) ? litNum(d->values[static_cast<size_t>(i)]) : nullptr;
+      }
       case GK::Par: {
         GP p = mk(GK::Par);
         p->name = e.name;
@@ -820,15 +983,22 @@ class Expander {
         return a;
       }
       case GK::OAcc: {
-        const OffsetItem* it = env->findOff(e.var);
+        const OffsetItem* it = env ? env->findOff(e.var) : nullptr;
+        if (!it) return nullptr;
         GP a = mk(GK::Acc);
         a->name = e.name;
         a->idx.resize(c_.rank);
         for (int i = 0; i < c_.rank; ++i) a->idx[i].c = it->d[i] + sh.d[i];
         return a;
       }
-      case GK::IVal: return litNum(*env->findInt(e.var));
-      case GK::Wt: return litNum(env->findOff(e.var)->weight);
+      case GK::IVal: {
+        const int* m = env ? env->findInt(e.var) : nullptr;
+        return m ? litNum(*m) : nullptr;
+      }
+      case GK::Wt: {
+        const OffsetItem* it = env ? env->findOff(e.var) : nullptr;
+        return it ? litNum(it->weight) : nullptr;
+      }
       case GK::Un: return un(e.op, expand(*e.args[0], env, sh));
       case GK::Bin: return bin(e.op, expand(*e.args[0], env, sh), expand(*e.args[1], env, sh));
       case GK::Fn: {
@@ -845,12 +1015,14 @@ class Expander {
         const DefDecl* d = nullptr;
         for (auto& x : c_.defs)
           if (x.name == e.name) d = &x;
+        if (!d) return nullptr;
         Env inner;
         for (size_t i = 0; i < d->params.size(); ++i) inner.dparams[d->params[i]] = {e.args[i].get(), env};
         return expand(*d->body, &inner, sh);
       }
       case GK::DPar: {
-        const Env::DP* b = env->findParam(e.name);
+        const Env::DP* b = env ? env->findParam(e.name) : nullptr;
+        if (!b) return nullptr;
         return expand(*b->arg, b->env, addIdx(sh, e.idx, env));
       }
       case GK::SumR: {
@@ -864,8 +1036,10 @@ class Expander {
         return a ? a : litNum(0.0);
       }
       case GK::SumO: {
+        const OffsetsDecl* o = offsetsDecl(e.name);
+        if (!o) return nullptr;
         GP a;
-        for (const OffsetItem& it : offsetsDecl(e.name).items) {
+        for (const OffsetItem& it : o->items) {
           Env inner;
           inner.parent = env;
           inner.offs[e.var] = it;
@@ -874,8 +1048,10 @@ class Expander {
         return a ? a : litNum(0.0);
       }
       case GK::Apply: {
+        const OffsetsDecl* o = offsetsDecl(e.name);
+        if (!o) return nullptr;
         GP a;
-        for (const OffsetItem& it : offsetsDecl(e.name).items) {
+        for (const OffsetItem& it : o->items) {
           Shift t = sh;
           for (int i = 0; i < 3; ++i) t.d[i] += it.d[i];
           GP v = expand(*e.args[0], env, t);
@@ -887,20 +1063,22 @@ class Expander {
     return nullptr;
   }
 
-  const ConstDecl& constDecl(const std::string& n) const {
+  // nullptr where the shrinker removed a declaration that is still used (see printFlatExpr).
+  const ConstDecl* constDecl(const std::string& n) const {
     for (auto& d : c_.consts)
-      if (d.name == n) return d;
-    std::abort();
+      if (d.name == n) return &d;
+    return nullptr;
   }
-  const OffsetsDecl& offsetsDecl(const std::string& n) const {
+  const OffsetsDecl* offsetsDecl(const std::string& n) const {
     for (auto& d : c_.offsets)
-      if (d.name == n) return d;
-    std::abort();
+      if (d.name == n) return &d;
+    return nullptr;
   }
 
  private:
   const Case& c_;
   const StencilDecl& s_;
+  mutable bool unresolved_ = false;
 };
 
 std::string printFlatExpr(const Case& c, const GExpr& e);
@@ -934,6 +1112,22 @@ std::string printFlatExpr(const Case& c, const GExpr& e) {
   }
 }
 
+std::string equationLhs(const Equation& e) { return e.region.empty() ? e.field : e.field + " @ " + e.region; }
+
+// The region statements of s: as generated (flat: false) or with every bound an integer (flat: true).
+std::string regionsText(const Case& c, const StencilDecl& s, bool flat) {
+  std::string t;
+  for (const RegionDecl& g : s.regions) {
+    t += "  region " + g.name + " = [";
+    for (int a = 0; a < c.rank; ++a) {
+      t += a ? ", " : "";
+      t += flat ? std::to_string(g.lo[a]) + ":" + std::to_string(g.hi[a]) : g.loText[a] + ":" + g.hiText[a];
+    }
+    t += "];\n";
+  }
+  return t;
+}
+
 }  // namespace
 
 Case generateCase(uint64_t seed, int index, const GenOptions& o) {
@@ -943,6 +1137,9 @@ Case generateCase(uint64_t seed, int index, const GenOptions& o) {
   Rng r(mixSeed(seed, static_cast<uint64_t>(index)));
   Generator g(c, r, o);
   g.run();
+  // Regions from a stream of their own (see addRegions).
+  r = Rng(mixSeed(seed ^ 0x5E610A5EED5ull, static_cast<uint64_t>(index)));
+  g.addRegions(o.regionChance);
   return c;
 }
 
@@ -982,7 +1179,9 @@ std::string printCase(const Case& c) {
     }
     for (auto& sw : s.swaps) t << "  swap " << sw.first << ", " << sw.second << ";\n";
     for (auto& l : s.lets) t << "  let " << l.name << " = " << pr.print(*l.value, 0, false) << ";\n";
-    for (auto& e : s.eqs) t << "  " << e.field << " = " << pr.print(*e.value, 0, false) << ";\n";
+    if (!s.regionsLast) t << regionsText(c, s, false);
+    for (auto& e : s.eqs) t << "  " << equationLhs(e) << " = " << pr.print(*e.value, 0, false) << ";\n";
+    if (s.regionsLast) t << regionsText(c, s, false);
     t << "}\n";
   }
   if (!c.group.empty()) {
@@ -1000,7 +1199,11 @@ std::string printFlat(const Case& c, const std::string& suffix) {
   for (auto& s : c.stencils) {
     Expander ex(c, s);
     t << stencilHeader(c, s, s.name + suffix);
-    for (auto& e : s.eqs) t << "  " << e.field << " = " << printFlatExpr(c, ex.expand(*e.value, nullptr, {})) << ";\n";
+    t << regionsText(c, s, true);
+    for (auto& e : s.eqs) {
+      GP v = ex.expand(*e.value, nullptr, {});
+      t << "  " << equationLhs(e) << " = " << (ex.unresolved() ? "?unresolved?" : printFlatExpr(c, v)) << ";\n";
+    }
     t << "}\n";
   }
   return t.str();
@@ -1018,6 +1221,20 @@ std::string printRun(const Case& c) {
     s << " param " << k << " " << buf;
   }
   return s.str();
+}
+
+std::string describeRegions(const Case& c) {
+  std::string t;
+  for (const StencilDecl& s : c.stencils)
+    for (const RegionDecl& g : s.regions) {
+      t += (t.empty() ? "" : "; ") + g.name + " [";
+      for (int a = 0; a < c.rank; ++a) t += (a ? ", " : "") + std::to_string(g.lo[a]) + ":" + std::to_string(g.hi[a]);
+      std::string fields;
+      for (const Equation& e : s.eqs)
+        if (e.region == g.name) fields += (fields.empty() ? "" : ", ") + e.field;
+      t += "] (" + (fields.empty() ? std::string("no equations") : fields) + ")";
+    }
+  return t;
 }
 
 void collectNodes(GP& root, std::vector<GP*>& out) {

@@ -2,7 +2,9 @@
 //
 // A case is generated deterministically from (seed, index): a few global declarations (consts,
 // const arrays, defs with shifted parameters, offsets shapes) and one stencil, or a group of 2-3
-// stencils, plus the parameters of a run (extents, steps, params, input seed).
+// stencils, plus the parameters of a run (extents, steps, params, input seed). A single stencil
+// may declare regions and region equations (GenOptions::regionChance; drawn from a random stream
+// of their own, so the rest of the case does not depend on them).
 //
 // Every expression is kept as a small IR (GExpr) that can be printed two ways:
 //   - sugared: as generated, with defs, sums, apply, lets, consts and minimal parentheses
@@ -126,6 +128,16 @@ struct Let {
 struct Equation {
   std::string field;
   GP value;
+  std::string region;  // empty: the default equation (outside every region); else `field @ region = ...`
+};
+// region NAME = [lo:hi, ...]; (docs/EXTENSIONS.md): along axis a the points lo[a] <= x < n_a + hi[a].
+struct RegionDecl {
+  std::string name;
+  int lo[3] = {0, 0, 0};  // >= 0
+  int hi[3] = {0, 0, 0};  // <= 0
+  // The sugared spelling of each bound (empty: nothing between the brackets and the colon, i.e. 0;
+  // "-0", "1+1", a const's name...); the flat form prints the integers.
+  std::string loText[3], hiText[3];
 };
 
 struct StencilDecl {
@@ -134,6 +146,8 @@ struct StencilDecl {
   std::vector<std::string> params;
   std::vector<Let> lets;
   std::vector<Equation> eqs;
+  std::vector<RegionDecl> regions;  // never in members of a group (sema rejects them there)
+  bool regionsLast = false;         // sugared form: region statements after the equations
   std::vector<std::pair<std::string, std::string>> swaps;
   std::vector<Boundary> boundaries;
 };
@@ -165,6 +179,7 @@ struct GenOptions {
   int maxDepth = 4;
   int maxRadius = 4;
   bool transcendental = true;
+  double regionChance = 0.3;   // single stencils that get regions (Generator::addRegions)
 };
 
 Case generateCase(uint64_t seed, int index, const GenOptions& o = {});
@@ -175,6 +190,9 @@ std::string printCase(const Case& c);
 std::string printFlat(const Case& c, const std::string& suffix);
 // The run parameters as one line of text, and back (for regression files).
 std::string printRun(const Case& c);
+// The regions of the case's stencil and the outputs each region writes, as one line ("" without regions):
+// `r0 [1:-2, 0:0] (w0, v0); r1 [3:0, 2:-1] (no equations)` — for reports.
+std::string describeRegions(const Case& c);
 
 // Helpers used by the shrinker: every expression slot of the case (equations, lets, boundary
 // values, def bodies), in a fixed order.

@@ -2,20 +2,22 @@
 // (scripts/gpu/random_campaign.py). Needs nothing but a C++17 compiler, so the device machine can
 // build it from the tree:  g++ -std=c++17 -O2 -o stnc_gen tests/random/Gen.cpp tests/random/GenMain.cpp
 //
-//   stnc_gen campaign --seed S --count N --batch B --out DIR [--transcendental-every K]
+//   stnc_gen campaign --seed S --count N --batch B --out DIR [--transcendental-every K] [--region-chance P]
 //       Generates cases 0..N-1 of seed S (the same programs as `stnc_random check --seed S`, apart
 //       from the transcendental switch below) and writes
 //         DIR/r<rank>_b<k>.stn   the cases grouped by rank, at most B per file (one compile of
 //                                generated code per file, backend and schedule);
 //         DIR/cases/c<i>.stn     each case alone (reproducers);
 //         DIR/manifest.jsonl     one JSON object per case: file, kernel, rank, type, fields and
-//                                roles, swaps, boundary-ruled axes per field, and two runs (the
+//                                roles, swaps, boundary-ruled axes per field, regions (bounds)
+//                                and the parts that write each output, and two runs (the
 //                                generator's small extents, made odd, and medium odd extents),
 //                                each with steps, params, an input seed and whether interior-shaped
 //                                inputs are passed where boundary rules fill the halo.
 //       --transcendental-every K: only every K-th case (index % K == K - 1) may call
 //       exp/log/pow/sin/cos (default 4; 1 = all, 0 = none), so most cases are compared bit for bit.
-//   stnc_gen print --seed S --index I     prints one case.
+//       --region-chance P: the share of single stencils with regions (default 0.3, as stnc_random).
+//   stnc_gen print --seed S --index I [--region-chance P]     prints one case.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -126,6 +128,39 @@ std::string manifestLine(const Case& c, const std::string& file, const std::stri
     }
     o << "]";
   }
+  o << "}, \"regions\": [";
+  // Regions (single stencils only) and, per output, the parts whose equations write it (-1: the
+  // default equations, else a region's index): the campaign knows which interior points no
+  // equation writes (they keep the buffer's contents: zeros in `stnc run`, NaN in the harness).
+  std::map<std::string, std::set<int>> parts;
+  for (const StencilDecl& s : c.stencils) {
+    for (size_t r = 0; r < s.regions.size(); ++r) {
+      const RegionDecl& g = s.regions[r];
+      o << (r ? ", " : "") << "{\"name\": " << jsonString(g.name) << ", \"lo\": [";
+      for (int a = 0; a < c.rank; ++a) o << (a ? ", " : "") << g.lo[a];
+      o << "], \"hi\": [";
+      for (int a = 0; a < c.rank; ++a) o << (a ? ", " : "") << g.hi[a];
+      o << "]}";
+    }
+    for (const Equation& e : s.eqs) {
+      int part = -1;
+      for (size_t r = 0; r < s.regions.size(); ++r)
+        if (s.regions[r].name == e.region) part = static_cast<int>(r);
+      parts[e.field].insert(part);
+    }
+  }
+  o << "], \"region_text\": " << jsonString(describeRegions(c)) << ", \"written\": {";
+  first = true;
+  for (auto& [f, ps] : parts) {
+    o << (first ? "" : ", ") << jsonString(f) << ": [";
+    first = false;
+    bool fp = true;
+    for (int p : ps) {
+      o << (fp ? "" : ", ") << p;
+      fp = false;
+    }
+    o << "]";
+  }
   o << "}, \"runs\": [";
   std::vector<Run> runs = runsOf(c);
   for (size_t r = 0; r < runs.size(); ++r) {
@@ -151,12 +186,13 @@ bool writeText(const fs::path& p, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-int campaign(uint64_t seed, int count, int batch, const std::string& outDir, int transcendentalEvery) {
+int campaign(uint64_t seed, int count, int batch, const std::string& outDir, int transcendentalEvery, double regionChance) {
   fs::create_directories(fs::path(outDir) / "cases");
   std::map<int, std::vector<Case>> byRank;
   for (int i = 0; i < count; ++i) {
     GenOptions o;
     o.transcendental = transcendentalEvery > 0 && i % transcendentalEvery == transcendentalEvery - 1;
+    o.regionChance = regionChance;
     Case c = generateCase(seed, i, o);
     byRank[c.rank].push_back(std::move(c));
   }
@@ -205,6 +241,7 @@ int main(int argc, char** argv) {
   std::string cmd = argv[1], out;
   uint64_t seed = 1;
   int count = 100, batch = 40, every = 4, index = 0;
+  double regionChance = GenOptions{}.regionChance;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (i + 1 >= argc) {
@@ -218,13 +255,16 @@ int main(int argc, char** argv) {
     else if (a == "--out") out = v;
     else if (a == "--transcendental-every") every = std::stoi(v);
     else if (a == "--index") index = std::stoi(v);
+    else if (a == "--region-chance") regionChance = std::stod(v);
     else {
       std::fprintf(stderr, "stnc_gen: unknown option %s\n", a.c_str());
       return 2;
     }
   }
   if (cmd == "print") {
-    std::printf("%s", printCase(generateCase(seed, index)).c_str());
+    GenOptions o;
+    o.regionChance = regionChance;
+    std::printf("%s", printCase(generateCase(seed, index, o)).c_str());
     return 0;
   }
   if (cmd == "campaign") {
@@ -232,7 +272,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "stnc_gen: --out DIR is required\n");
       return 2;
     }
-    return campaign(seed, count, batch, out, every);
+    return campaign(seed, count, batch, out, every, regionChance);
   }
   std::fprintf(stderr, "stnc_gen: unknown command %s\n", cmd.c_str());
   return 2;

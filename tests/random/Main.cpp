@@ -2,6 +2,7 @@
 //
 //   stnc_random check --stnc PATH [--seed S] [--count N] [--batch B] [--work DIR]
 //                     [--runs R] [--regressions DIR] [--ulp U] [--lenient-zero] [--no-shrink] [--max-failures F]
+//                     [--region-chance P]
 //       Generates N cases from seed S, B per .stn file (one C++ compile covers a batch), and for
 //       each case checks
 //         (1) front end: the sugared stencil and the generator's own flat expansion of it lower to
@@ -16,6 +17,8 @@
 //   stnc_random replay --stnc PATH [--work DIR] FILE.run...
 //       Re-runs saved regressions (both checks).
 //   stnc_random print [--seed S] [--count N]      Prints the cases (sugared, flat, run line).
+//   --region-chance P: the share of single stencils that get regions (default 0.3; 1: all, 0: none;
+//   the rest of each program does not depend on it).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +64,7 @@ struct Options {
   bool strictZero = true;   // +0 / -0 differences are mismatches (--lenient-zero: counted only)
   bool verbose = false;
   std::string stncFlags;    // extra options for both `stnc run`s (e.g. --fp-contract=on)
+  GenOptions gen;           // --region-chance P: the share of single stencils with regions (default 0.3)
   std::vector<std::string> files;
 };
 
@@ -146,24 +150,44 @@ std::unique_ptr<Compiled> compileText(const std::string& name, const std::string
   return c;
 }
 
-// The front-end check: every stencil NAME with a NAME_flat twin has the same output nodes.
+// The front-end check: every stencil NAME with a NAME_flat twin has the same regions (names and
+// bounds: the flat twin spells them as plain integers) and the same output nodes, equation by
+// equation (field and region: dag::Output::region indexes the regions in declaration order).
 std::string dagCheck(const stnc::dag::Module& m) {
   std::string problems;
   for (const stnc::dag::Kernel& k : m.kernels) {
     if (k.isGroup) continue;
     const stnc::dag::Kernel* f = m.find(k.name + "_flat");
     if (!f) continue;
+    auto regionText = [](const stnc::dag::Kernel& x, int r) {  // "NAME [lo:hi, ...]"
+      if (r < 0) return std::string();
+      const stnc::dag::Region& g = x.regions[static_cast<size_t>(r)];
+      std::string t = g.name + " [";
+      for (int a = 0; a < x.rank(); ++a) t += (a ? ", " : "") + std::to_string(g.lo[a]) + ":" + std::to_string(g.hi[a]);
+      return t + "]";
+    };
+    if (k.regions.size() != f->regions.size())
+      problems += "stencil " + k.name + ": " + std::to_string(k.regions.size()) + " regions, the flat twin " +
+                  std::to_string(f->regions.size()) + "\n";
+    for (size_t r = 0; r < k.regions.size() && r < f->regions.size(); ++r)
+      if (regionText(k, static_cast<int>(r)) != regionText(*f, static_cast<int>(r)))
+        problems += "stencil " + k.name + ": region " + regionText(k, static_cast<int>(r)) + " != flat region " +
+                    regionText(*f, static_cast<int>(r)) + "\n";
     for (const stnc::dag::Output& o : k.outputs) {
       bool found = false;
+      const std::string what = o.field + (o.region < 0 ? "" : " @ " + regionText(k, o.region));
       for (const stnc::dag::Output& p : f->outputs)
-        if (p.field == o.field) {
+        if (p.field == o.field && p.region == o.region) {
           found = true;
           if (p.value != o.value)
-            problems += "stencil " + k.name + ", output " + o.field + ": sugared node " + std::to_string(o.value) +
+            problems += "stencil " + k.name + ", output " + what + ": sugared node " + std::to_string(o.value) +
                         " != flat node " + std::to_string(p.value) + "\n";
         }
-      if (!found) problems += "stencil " + k.name + ": flat twin lacks output " + o.field + "\n";
+      if (!found) problems += "stencil " + k.name + ": flat twin lacks output " + what + "\n";
     }
+    if (k.outputs.size() != f->outputs.size())
+      problems += "stencil " + k.name + ": " + std::to_string(k.outputs.size()) + " equations, the flat twin " +
+                  std::to_string(f->outputs.size()) + "\n";
   }
   return problems;
 }
@@ -456,6 +480,42 @@ Outcome checkSingle(const Options& opt, const Case& c, const std::string& dir) {
   return runBoth(opt, stn, *comp->module, specOf(c), dir + "/run");
 }
 
+// Shrinking steps on one stencil; false where the step would leave no output.
+// An output field with its equations (and swaps).
+bool dropOutput(StencilDecl& s, const std::string& f) {
+  int outputs = 0;
+  for (const FieldDecl& d : s.fields) outputs += d.role != Role::In;
+  if (outputs < 2) return false;
+  s.eqs.erase(std::remove_if(s.eqs.begin(), s.eqs.end(), [&](const Equation& e) { return e.field == f; }), s.eqs.end());
+  s.fields.erase(std::remove_if(s.fields.begin(), s.fields.end(), [&](const FieldDecl& d) { return d.name == f; }),
+                 s.fields.end());
+  s.swaps.erase(std::remove_if(s.swaps.begin(), s.swaps.end(), [&](auto& p) { return p.first == f || p.second == f; }),
+                s.swaps.end());
+  return true;
+}
+
+// Equation i; its field too when that was its only equation (an output needs one).
+bool dropEquation(StencilDecl& s, size_t i) {
+  const std::string f = s.eqs[i].field;
+  int left = 0;
+  for (const Equation& e : s.eqs) left += e.field == f;
+  if (left == 1) return dropOutput(s, f);
+  s.eqs.erase(s.eqs.begin() + static_cast<long>(i));
+  return true;
+}
+
+// Region i with its equations (and the outputs only it wrote).
+bool dropRegion(StencilDecl& s, size_t i) {
+  const std::string name = s.regions[i].name;
+  s.regions.erase(s.regions.begin() + static_cast<long>(i));
+  for (size_t e = 0; e < s.eqs.size(); ++e)
+    if (s.eqs[e].region == name) {
+      if (!dropEquation(s, e)) return false;
+      e = static_cast<size_t>(-1);  // dropEquation may remove other equations: start over
+    }
+  return true;
+}
+
 // Greedy shrinking: keep any simplification under which the failure (same kind) persists.
 Case shrinkCase(const Options& opt, Case c, Outcome::Kind kind, const std::string& dir, int budget) {
   int tries = 0;
@@ -515,18 +575,42 @@ Case shrinkCase(const Options& opt, Case c, Outcome::Kind kind, const std::strin
           --i;
         }
       }
-    // Outputs (equation + field), input fields, params, lets.
+    // Regions (with their equations), single equations (with regions), region bounds; then outputs
+    // (their equations + field), input fields, params, lets.
     for (size_t si = 0; si < c.stencils.size(); ++si) {
-      for (size_t i = 0; c.stencils[si].eqs.size() > 1 && i < c.stencils[si].eqs.size(); ++i) {
+      for (size_t i = 0; i < c.stencils[si].regions.size(); ++i) {
         Case x = c;
-        auto& s = x.stencils[si];
-        std::string f = s.eqs[i].field;
-        s.eqs.erase(s.eqs.begin() + static_cast<long>(i));
-        s.fields.erase(std::remove_if(s.fields.begin(), s.fields.end(), [&](const FieldDecl& d) { return d.name == f; }),
-                       s.fields.end());
-        s.swaps.erase(std::remove_if(s.swaps.begin(), s.swaps.end(),
-                                     [&](auto& p) { return p.first == f || p.second == f; }),
-                      s.swaps.end());
+        if (!dropRegion(x.stencils[si], i)) continue;
+        if (still(x)) {
+          c = x;
+          progress = true;
+          --i;
+        }
+      }
+      for (size_t i = 0; !c.stencils[si].regions.empty() && i < c.stencils[si].eqs.size(); ++i) {
+        Case x = c;  // any equation, the default ones too (their outputs then live in regions only)
+        if (!dropEquation(x.stencils[si], i)) continue;
+        if (still(x)) {
+          c = x;
+          progress = true;
+          --i;
+        }
+      }
+      for (size_t i = 0; i < c.stencils[si].regions.size(); ++i)
+        for (int a = 0; a < c.rank; ++a)
+          for (int hi = 0; hi < 2; ++hi) {
+            Case x = c;
+            RegionDecl& g = x.stencils[si].regions[i];
+            int& v = hi ? g.hi[a] : g.lo[a];
+            if (v == 0) continue;
+            v = 0;
+            (hi ? g.hiText[a] : g.loText[a]) = "0";
+            if (still(x)) c = x, progress = true;
+          }
+      for (size_t i = 0; i < c.stencils[si].fields.size(); ++i) {
+        if (c.stencils[si].fields[i].role == Role::In) continue;
+        Case x = c;
+        if (!dropOutput(x.stencils[si], x.stencils[si].fields[i].name)) continue;
         if (still(x)) {
           c = x;
           progress = true;
@@ -655,13 +739,13 @@ int cmdCheck(const Options& opt) {
   auto t0 = std::chrono::steady_clock::now();
   fs::create_directories(opt.work);
   std::string regdir = opt.regressions.empty() ? opt.work + "/regressions" : opt.regressions;
-  int cases = 0, failures = 0, transc = 0;
+  int cases = 0, failures = 0, transc = 0, withRegions = 0;
   std::map<std::string, int> counts;
   for (int b0 = 0; b0 < opt.count; b0 += opt.batch) {
     int n = std::min(opt.batch, opt.count - b0);
     std::vector<Case> batch;
     std::string text, full;
-    for (int i = 0; i < n; ++i) batch.push_back(generateCase(opt.seed, b0 + i));
+    for (int i = 0; i < n; ++i) batch.push_back(generateCase(opt.seed, b0 + i, opt.gen));
     for (auto& c : batch) {
       text += printCase(c) + "\n";
       full += caseFileText(c) + "\n";
@@ -675,6 +759,7 @@ int cmdCheck(const Options& opt) {
     for (auto& c : batch) {
       counts[std::string(c.f32 ? "f32" : "f64")] += static_cast<int>(c.stencils.size());
       transc += c.transcendental;
+      withRegions += !c.stencils.front().regions.empty();
     }
     if (!comp->module) {
       // Find the culprits one by one.
@@ -746,8 +831,9 @@ int cmdCheck(const Options& opt) {
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("stnc_random: seed %llu: %d cases = runs of %d generated programs (%d f64, %d f32 stencils; %d with "
-              "exp/log/pow/sin/cos), %d failed, %.1f s\n",
-              static_cast<unsigned long long>(opt.seed), cases, opt.count, counts["f64"], counts["f32"], transc, failures, s);
+              "exp/log/pow/sin/cos, %d with regions), %d failed, %.1f s\n",
+              static_cast<unsigned long long>(opt.seed), cases, opt.count, counts["f64"], counts["f32"], transc, withRegions,
+              failures, s);
   if (zeroSign)
     std::printf("note: %ld output values differed only in the sign of zero (tolerated: --lenient-zero)\n",
                 zeroSign.load());
@@ -800,7 +886,7 @@ int cmdReplay(const Options& opt) {
 
 int cmdPrint(const Options& opt) {
   for (int i = 0; i < opt.count; ++i) {
-    Case c = generateCase(opt.seed, i);
+    Case c = generateCase(opt.seed, i, opt.gen);
     std::printf("%s\n%s// run: %s\n\n", printCase(c).c_str(), printFlat(c, "_flat").c_str(), printRun(c).c_str());
   }
   return 0;
@@ -839,6 +925,7 @@ int main(int argc, char** argv) {
     else if (a == "--max-failures") opt.maxFailures = std::stoi(next());
     else if (a == "-v" || a == "--verbose") opt.verbose = true;
     else if (a == "--stnc-flags") opt.stncFlags = next();
+    else if (a == "--region-chance") opt.gen.regionChance = std::stod(next());
     else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "stnc_random: unknown option %s\n", a.c_str());
       return 2;
