@@ -45,6 +45,23 @@ std::string jsonString(const std::string& s) {
   return o + "\"";
 }
 
+// {"name": [1, 2], ...}
+void writeIntSets(std::ostream& o, const std::map<std::string, std::set<int>>& m) {
+  o << "{";
+  bool first = true;
+  for (const auto& [name, values] : m) {
+    o << (first ? "" : ", ") << jsonString(name) << ": [";
+    first = false;
+    bool fv = true;
+    for (int v : values) {
+      o << (fv ? "" : ", ") << v;
+      fv = false;
+    }
+    o << "]";
+  }
+  o << "}";
+}
+
 std::string num(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -116,19 +133,9 @@ std::string manifestLine(const Case& c, const std::string& file, const std::stri
   o << "], \"swaps\": [";
   for (size_t i = 0; i < swaps.size(); ++i)
     o << (i ? ", " : "") << "[" << jsonString(swaps[i].first) << ", " << jsonString(swaps[i].second) << "]";
-  o << "], \"ruled\": {";
-  bool first = true;
-  for (auto& [f, axes] : ruled) {
-    o << (first ? "" : ", ") << jsonString(f) << ": [";
-    first = false;
-    bool fa = true;
-    for (int a : axes) {
-      o << (fa ? "" : ", ") << a;
-      fa = false;
-    }
-    o << "]";
-  }
-  o << "}, \"regions\": [";
+  o << "], \"ruled\": ";
+  writeIntSets(o, ruled);
+  o << ", \"regions\": [";
   // Regions (single stencils only) and, per output, the parts whose equations write it (-1: the
   // default equations, else a region's index): the campaign knows which interior points no
   // equation writes (they keep the buffer's contents: zeros in `stnc run`, NaN in the harness).
@@ -149,19 +156,9 @@ std::string manifestLine(const Case& c, const std::string& file, const std::stri
       parts[e.field].insert(part);
     }
   }
-  o << "], \"region_text\": " << jsonString(describeRegions(c)) << ", \"written\": {";
-  first = true;
-  for (auto& [f, ps] : parts) {
-    o << (first ? "" : ", ") << jsonString(f) << ": [";
-    first = false;
-    bool fp = true;
-    for (int p : ps) {
-      o << (fp ? "" : ", ") << p;
-      fp = false;
-    }
-    o << "]";
-  }
-  o << "}, \"runs\": [";
+  o << "], \"region_text\": " << jsonString(describeRegions(c)) << ", \"written\": ";
+  writeIntSets(o, parts);
+  o << ", \"runs\": [";
   std::vector<Run> runs = runsOf(c);
   for (size_t r = 0; r < runs.size(); ++r) {
     const Run& run = runs[r];
