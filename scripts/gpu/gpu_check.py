@@ -24,6 +24,7 @@ import ctypes
 import datetime
 import glob
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -149,6 +150,50 @@ def has_nan(values):
     if s == s and not math.isinf(s):
         return 0
     return sum(1 for x in values if x != x)
+
+
+def unwritten_points(n, regions, parts):
+    """Flat indices (C order over the interior n) of the points no equation of an output writes: with regions
+    a stencil writes an output only in the parts with an equation of it (`parts`: region indices, -1 = the
+    default equations, which cover every point outside all regions). [] when every point is written."""
+    if not regions:
+        return []
+    rank = len(n)
+    parts = set(parts)
+    # per region and axis: which coordinates lie inside it (lo <= x < n + hi)
+    ins = [[[g["lo"][a] <= x < n[a] + g["hi"][a] for x in range(n[a])] for a in range(rank)] for g in regions]
+    if np is not None:  # the same, as boolean masks (large extents)
+        def box(g):
+            m = np.ones(n, dtype=bool)
+            for a in range(rank):
+                shape = [1] * rank
+                shape[a] = n[a]
+                m = m & np.array(ins[g][a], dtype=bool).reshape(shape)
+            return m
+        boxes = [box(g) for g in range(len(regions))]
+        written = np.zeros(n, dtype=bool)
+        if -1 in parts:
+            written |= ~np.logical_or.reduce(boxes)
+        for g in parts - {-1}:
+            written |= boxes[g]
+        return np.nonzero(~written.reshape(-1))[0].tolist()
+    idx = []
+    for i, pt in enumerate(itertools.product(*[range(x) for x in n])):
+        inr = [all(ins[g][a][pt[a]] for a in range(rank)) for g in range(len(regions))]
+        if not ((-1 in parts and not any(inr)) or any(inr[g] for g in parts - {-1})):
+            idx.append(i)
+    return idx
+
+
+def settle(elem, data, idx, start):
+    """-> (data with the points idx set to +0, how many of them did not hold `start`, the first such index):
+    points no equation writes must keep their buffer's start value (+0 from `stnc run`, NaN poison)."""
+    es = elem.size
+    raw = bytearray(data)
+    bad = [i for i in idx if raw[i * es:(i + 1) * es] != start]
+    for i in idx:
+        raw[i * es:(i + 1) * es] = b"\0" * es
+    return bytes(raw), len(bad), (bad[0] if bad else None)
 
 
 def compare(elem, ref_bytes, got_bytes, transcendental):
@@ -461,7 +506,7 @@ class Check:
         return f if r.startswith("..") else r
 
     def inspect(self, path):
-        """stnc info (names, inputs, params, halo, type) + --emit=json (field order, ops) + --emit=dag (swaps)."""
+        """stnc info (names, inputs, params, halo, type) + --emit=json (field order, ops, swaps, regions)."""
         rel = self.rel(path)
         fid = re.sub(r"[^A-Za-z0-9]+", "_", os.path.splitext(rel)[0]).strip("_")
         inc = ["-I", os.path.dirname(path)]
@@ -473,28 +518,24 @@ class Check:
         info = json.loads(out)
         rc, jout, err = self.sh([self.stnc, path] + inc + ["--emit=json"], timeout=60)
         dj = {k["name"]: k for k in json.loads(jout)["kernels"]} if rc == 0 else {}
-        rc, dout, _ = self.sh([self.stnc, path] + inc + ["--emit=dag"], timeout=60)
-        swaps, cur = {}, None
-        for line in dout.splitlines() if rc == 0 else []:
-            m = re.match(r"^(stencil|group) (\w+)\(", line)
-            if m:
-                cur = m.group(2)
-                swaps[cur] = []
-            m = re.match(r"^\s+swap (\w+), (\w+)\s*$", line)
-            if m and cur:
-                swaps[cur].append([m.group(1), m.group(2)])
         for kind, lst in (("stencil", info.get("stencils", [])), ("group", info.get("groups", []))):
             for k in lst:
                 d = dj.get(k["name"], {})
                 order = [f["name"] for f in d.get("fields", [])]
                 roles = {f["name"]: f["role"] for f in d.get("fields", [])}
                 ops = sorted({n.get("op") for n in d.get("nodes", []) if n.get("op")})
+                regions = d.get("regions", [])
+                rnames = [g["name"] for g in regions]
+                written = {}  # output -> the parts with an equation of it (region index, -1 = default)
+                for o in d.get("outputs", []):
+                    written.setdefault(o["field"], set()).add(rnames.index(o["region"]) if "region" in o else -1)
                 rec["kernels"].append({
                     "name": k["name"], "kind": kind, "type": k.get("type", "f64"), "axes": k["axes"],
                     "halo": k["halo"], "inputs": k.get("inputs", []), "outputs": k.get("outputs", []),
                     "inouts": k.get("inouts", []), "params": k.get("params", []),
-                    "fields": order, "roles": roles, "ops": ops, "swaps": swaps.get(k["name"], []),
-                    "meta_ok": bool(d) and k["name"] in swaps})
+                    "fields": order, "roles": roles, "ops": ops, "swaps": d.get("swaps", []),
+                    "regions": regions, "written": {f: sorted(v) for f, v in written.items()},
+                    "meta_ok": bool(d)})
         return rec
 
     # -- cases ----------------------------------------------------------------------------------
@@ -549,6 +590,32 @@ class Check:
                     if x not in names:
                         names.append(x)
         return names
+
+    def unwritten(self, case, f):
+        """The points of output f no equation writes (regions; unwritten_points), where f's buffers start
+        without data (a pure output outside every swap); [] otherwise."""
+        k = case["k"]
+        if f not in k["outputs"] or any(f in p for p in k["swaps"]):
+            return []
+        cache = case.setdefault("unwritten", {})
+        if f not in cache:
+            cache[f] = unwritten_points(case["n"], k["regions"], k["written"].get(f, []))
+        return cache[f]
+
+    def settled(self, case, elem, f, pairs):
+        """Reads each (tag, start) output of f; at the points no equation writes each must still hold its start
+        value, and is then set to +0 for the comparison of the rest. -> ([bytes...], [problem...])."""
+        idx = self.unwritten(case, f)
+        out, problems = [], []
+        for tag, start in pairs:
+            b = read_npy(self.out_path(case, tag, f))[2]
+            if idx:
+                b, bad, first = settle(elem, b, idx, start)
+                if bad:
+                    problems.append("%s: %s wrote %d of the %d points no equation writes (first at flat index %d)" % (
+                        f, tag, bad, len(idx), first))
+            out.append(b)
+        return out, problems
 
     def out_path(self, case, tag, field):
         return os.path.join(case["dir"], "%s_s%d_%s.npy" % (tag, case["steps"], field))
@@ -724,6 +791,9 @@ class Check:
                 if d1 != elem.descr or d2 != elem.descr or s1 != s2 or list(s1) != case["n"]:
                     fails.append("%s: dtype/shape %s%s vs %s%s (expected %s %s)" % (f, d1, s1, d2, s2, elem.descr, case["n"]))
                     continue
+                zero = b"\0" * elem.size  # `stnc run` starts outputs at +0, the poison run (dry runs) at NaN
+                (b1, b2), problems = self.settled(case, elem, f, [("cpu", zero), (gpu_tag, zero if gpu_tag == "cuda" else elem.nan)])
+                fails.extend(problems)
                 ok, st = compare(elem, b1, b2, trans)
                 stats[f] = st
                 if st["nan_ref"] or st["nan_got"]:
@@ -746,7 +816,8 @@ class Check:
                 if not os.path.exists(ref):
                     continue
                 try:
-                    b1, b2 = read_npy(ref)[2], read_npy(got)[2]
+                    (b1, b2), problems = self.settled(case, elem, f, [(be, b"\0" * elem.size), ("poison-" + be, elem.nan)])
+                    fails.extend("poison[%s] %s" % (be, p) for p in problems)
                 except (OSError, ValueError) as e:
                     fails.append("poison[%s] %s: %s" % (be, f, e))
                     continue

@@ -35,7 +35,6 @@ Pure Python 3.8+; numpy is used when present (faster comparisons), never require
 import argparse
 import array
 import datetime
-import itertools
 import json
 import math
 import os
@@ -488,33 +487,7 @@ class Campaign:
         cache = c.setdefault("unwritten", {})
         if key in cache:
             return cache[key]
-        n, rank, parts = c["runs"][r]["size"], c["rank"], set(c["written"].get(f, []))
-        # per region and axis: which coordinates lie inside it (lo <= x < n + hi)
-        ins = [[[g["lo"][a] <= x < n[a] + g["hi"][a] for x in range(n[a])] for a in range(rank)] for g in regions]
-        if np is not None:
-            def box(g):
-                m = np.ones(n, dtype=bool)
-                for a in range(rank):
-                    shape = [1] * rank
-                    shape[a] = n[a]
-                    m = m & np.array(ins[g][a], dtype=bool).reshape(shape)
-                return m
-            boxes = [box(g) for g in range(len(regions))]
-            written = np.zeros(n, dtype=bool)
-            if -1 in parts:
-                anyr = np.zeros(n, dtype=bool)
-                for b in boxes:
-                    anyr |= b
-                written |= ~anyr
-            for g in parts - {-1}:
-                written |= boxes[g]
-            idx = np.nonzero(~written.reshape(-1))[0].tolist()
-        else:
-            idx = []
-            for i, pt in enumerate(itertools.product(*[range(x) for x in n])):
-                inr = [all(ins[g][a][pt[a]] for a in range(rank)) for g in range(len(regions))]
-                if not ((-1 in parts and not any(inr)) or any(inr[g] for g in parts - {-1})):
-                    idx.append(i)
+        idx = gc.unwritten_points(c["runs"][r]["size"], regions, c["written"].get(f, []))
         cache[key] = idx or None
         return cache[key]
 
@@ -526,19 +499,15 @@ class Campaign:
         """-> (b1, b2, problem): at the unwritten points `idx` each side must hold its buffer's start value (+0
         from `stnc run`, the harness's NaN poison); those points are then set equal, for the comparison of the rest."""
         elem = gc.Elem(typ)
-        es = elem.size
         out, problems = [], []
         for b, tag in ((b1, tags[0]), (b2, tags[1])):
-            start = b"\0" * es if self.from_stnc_run(tag) else elem.nan
-            raw = bytearray(b)
-            bad = [i for i in idx if raw[i * es:(i + 1) * es] != start]
+            start = b"\0" * elem.size if self.from_stnc_run(tag) else elem.nan
+            settled, bad, first = gc.settle(elem, b, idx, start)
             if bad:
-                v = struct.unpack("<" + elem.code, raw[bad[0] * es:(bad[0] + 1) * es])[0]
+                v = struct.unpack("<" + elem.code, b[first * elem.size:(first + 1) * elem.size])[0]
                 problems.append("%s wrote %d of the %d points no equation writes (first [%d] = %r)" % (
-                    tag, len(bad), len(idx), bad[0], v))
-            for i in idx:
-                raw[i * es:(i + 1) * es] = b"\0" * es
-            out.append(bytes(raw))
+                    tag, bad, len(idx), first, v))
+            out.append(settled)
         return out[0], out[1], "; ".join(problems)
 
     def evaluate(self, c, r, name, ref="cpu", exact=False):

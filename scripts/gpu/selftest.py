@@ -97,6 +97,18 @@ def main():
     check(g.compare(e32, pk(e32, [1e-9, 100.0]), pk(e32, [2e-9, 100.0]), False)[0],
           "f32 cancellation: absolute 1e-9 of max 100 passes")
 
+    # points no equation writes (regions): n = 4x3, region r = [1:-1, :] (rows 1..2)
+    reg = [{"name": "r", "lo": [1, 0], "hi": [-1, 0]}]
+    check(g.unwritten_points([4, 3], reg, [-1]) == [3, 4, 5, 6, 7, 8], "default equation only: the region is unwritten")
+    check(g.unwritten_points([4, 3], reg, [0]) == [0, 1, 2, 9, 10, 11], "region equation only: the rest is unwritten")
+    check(g.unwritten_points([4, 3], reg, [-1, 0]) == [], "region + default equations write every point")
+    check(g.unwritten_points([4, 3], [], [-1]) == [], "no regions: every point written")
+    zero, nan8 = b"\0" * 8, e64.nan
+    got, bad, first = g.settle(e64, pk(e64, [1.5, 0.0, 2.5]), [1], zero)
+    check(bad == 0 and got == pk(e64, [1.5, 0.0, 2.5]), "settle: an unwritten point holding its start value passes")
+    got, bad, first = g.settle(e64, pk(e64, [1.5, 7.0, 2.5]), [1], nan8)
+    check(bad == 1 and first == 1 and got == pk(e64, [1.5, 0.0, 2.5]), "settle: a write to an unwritten point is counted")
+
     # poison harness on fake entry points
     n = [5, 4, 6]
     e = g.Elem("f64")

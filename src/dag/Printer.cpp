@@ -49,6 +49,18 @@ std::string axesText(const Kernel& k) {
   for (size_t i = 0; i < k.axes.size(); ++i) s += (i ? ", " : "") + k.axes[i];
   return s;
 }
+
+// "[2:-2, 0:0, 0:-1]": a region's bounds per axis, as the source spells them.
+std::string regionBounds(const Region& r, int rank) {
+  std::string s = "[";
+  for (int a = 0; a < rank; ++a) s += (a ? ", " : "") + std::to_string(r.lo[a]) + ":" + std::to_string(r.hi[a]);
+  return s + "]";
+}
+
+// "a" or "a @ inner": an output's field and, for a region equation, its region.
+std::string outputTarget(const Kernel& k, const Output& o) {
+  return o.region < 0 ? o.field : o.field + " @ " + k.regions[o.region].name;
+}
 }  // namespace
 
 void printText(std::ostream& os, const Module& m) {
@@ -64,8 +76,9 @@ void printText(std::ostream& os, const Module& m) {
     }
     for (const Field& f : k.fields) os << "  " << roleName(f.role) << " " << f.name << "\n";
     for (const std::string& p : k.params) os << "  param " << p << "\n";
+    for (const Region& r : k.regions) os << "  region " << r.name << " " << regionBounds(r, k.rank()) << "\n";
     for (NodeId id : liveNodes(m.ctx, k)) os << "  %" << id << " = " << nodeText(m.ctx, id, k.rank()) << "\n";
-    for (const Output& o : k.outputs) os << "  " << o.field << " = %" << o.value << "\n";
+    for (const Output& o : k.outputs) os << "  " << outputTarget(k, o) << " = %" << o.value << "\n";
     for (auto& [a, b] : k.swaps) os << "  swap " << a << ", " << b << "\n";
     for (const Boundary& b : k.boundaries) {
       os << "  boundary " << b.field << " axes=" << b.axisMask << " " << boundaryName(b.kind);
@@ -110,7 +123,16 @@ void printJson(std::ostream& os, const Module& m) {
       nodes.push_back(nj);
     }
     kj["nodes"] = nodes;
-    for (const Output& o : k.outputs) kj["outputs"].push_back({{"field", o.field}, {"node", o.value}});
+    for (const Region& r : k.regions)  // along axis a: lo[a] <= x < n[a] + hi[a], clipped to the interior
+      kj["regions"].push_back({{"name", r.name},
+                               {"lo", std::vector<int>(r.lo.begin(), r.lo.begin() + k.rank())},
+                               {"hi", std::vector<int>(r.hi.begin(), r.hi.begin() + k.rank())}});
+    for (const Output& o : k.outputs) {  // "region": the region's name; absent for a default equation
+      nlohmann::ordered_json oj = {{"field", o.field}, {"node", o.value}};
+      if (o.region >= 0) oj["region"] = k.regions[o.region].name;
+      kj["outputs"].push_back(oj);
+    }
+    for (auto& [a, b] : k.swaps) kj["swaps"].push_back({a, b});
     j["kernels"].push_back(kj);
   }
   os << j.dump(2) << "\n";
@@ -128,9 +150,10 @@ void printDot(std::ostream& os, const Module& m) {
          << "];\n";
       for (int i = 0; i < n.operandCount(); ++i) os << "    \"" << pre << n.operands[i] << "\" -> \"" << pre << id << "\";\n";
     }
-    for (const Output& o : k.outputs) {
-      os << "    \"" << pre << "out_" << o.field << "\" [label=\"" << o.field << "\", shape=doubleoctagon];\n";
-      os << "    \"" << pre << o.value << "\" -> \"" << pre << "out_" << o.field << "\";\n";
+    for (const Output& o : k.outputs) {  // one sink per equation: a field's region and default equations apart
+      std::string sink = pre + "out_" + o.field + (o.region < 0 ? "" : "@" + k.regions[o.region].name);
+      os << "    \"" << sink << "\" [label=\"" << outputTarget(k, o) << "\", shape=doubleoctagon];\n";
+      os << "    \"" << pre << o.value << "\" -> \"" << sink << "\";\n";
     }
     os << "  }\n";
   }
