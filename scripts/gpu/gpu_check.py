@@ -345,9 +345,16 @@ def harness_run(lib, run):
     err = ctypes.create_string_buffer(512)
     fn = getattr(lib, run["entry"])
     fn.restype = ctypes.c_int
+    # point sources (codegen/Backends.h): field index + interior point per source, one wavelet value per step
+    srcs = run.get("sources", [])
+    src_at = [v for q in srcs for v in [q["field"]] + q["at"]]
+    wave = [v for q in srcs for v in q["wave"]]
+    at_arr = (ctypes.c_long * max(1, len(src_at)))(*src_at)
+    wave_arr = (ctypes.c_double * max(1, len(wave)))(*wave)
     fn.argtypes = [ctypes.POINTER(ctypes.c_long), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_double),
-                   ctypes.c_long, ctypes.c_long, ctypes.POINTER(ctypes.c_double), ctypes.c_char_p, ctypes.c_ulong]
-    status = fn(n_arr, ptrs, params, run["steps"], 0, ms, err, 512)
+                   ctypes.c_long, ctypes.c_int, ctypes.POINTER(ctypes.c_long), ctypes.POINTER(ctypes.c_double),
+                   ctypes.c_long, ctypes.POINTER(ctypes.c_double), ctypes.c_char_p, ctypes.c_ulong]
+    status = fn(n_arr, ptrs, params, run["steps"], len(srcs), at_arr, wave_arr, 0, ms, err, 512)
     res = {"id": run["id"], "status": status, "message": err.value.decode("utf-8", "replace")}
     if status != 0:
         return res
@@ -581,6 +588,23 @@ class Check:
             case["inputs"][f] = p
         case["input_range"] = "+-[1,2)" if signed else "[1,2)"
 
+    def make_sources(self, case):
+        """Time-stepping runs get two point sources (stnc run --source) on the first written field of a swap
+        pair: at the interior's centre and next to its first corner, a random wavelet in [1,2) each."""
+        k = case["k"]
+        rng = random.Random(case["seed"] * 7 + case["steps"])
+        case["sources"] = []
+        written = [f for p in k["swaps"] for f in p if k["roles"].get(f) in ("out", "inout")]
+        if not (case["steps"] and written):
+            return
+        f64 = Elem("f64")
+        for q, at in enumerate([[x // 2 for x in case["n"]], [min(1, x - 1) for x in case["n"]]]):
+            raw = f64.random_bytes(case["steps"], rng, False)
+            p = os.path.join(case["dir"], "wave%d_s%d.npy" % (q, case["steps"]))
+            with open(p, "wb") as fh:
+                fh.write(npy_bytes(f64.descr, [case["steps"]], raw))
+            case["sources"].append({"field": written[0], "at": at, "path": p, "wave": list(f64.values(raw))})
+
     def compared_fields(self, case):
         k = case["k"]
         names = list(k["outputs"]) + list(k["inouts"])
@@ -639,6 +663,8 @@ class Check:
             cmd += ["--param", "%s=%r" % (p, v)]
         if case["steps"]:
             cmd += ["--steps", str(case["steps"])]
+        for q in case.get("sources", []):
+            cmd += ["--source", "%s@%s=%s" % (q["field"], ",".join(map(str, q["at"])), q["path"])]
         if self.a.stnc_flags:
             cmd += self.a.stnc_flags.split()
         if backend == "cuda" and self.a.cuda_flags:
@@ -695,6 +721,7 @@ class Check:
             runs.append({"id": i, "type": k["type"], "n": c["n"], "halo": k["halo"], "entry": "stnc_entry_%s_%s" % (k["name"], self.real(backend)),
                          "fields": [{"name": f, "role": k["roles"].get(f, "in"), "input": c["inputs"].get(f)} for f in k["fields"]],
                          "swaps": k["swaps"], "params": [c["params"][p] for p in k["params"]], "steps": c["steps"],
+                         "sources": [{"field": k["fields"].index(q["field"]), "at": q["at"], "wave": q["wave"]} for q in c["sources"]],
                          "outputs": {f: self.out_path(c, "poison-" + backend, f) for f in self.compared_fields(c)}})
         spec = {"lib": lib, "runs": runs, "result": os.path.join(self.work, "poison-%s-%s.result.json" % (fid, backend))}
         sp = os.path.join(self.work, "poison-%s-%s.json" % (fid, backend))
@@ -864,6 +891,8 @@ class Check:
             self.make_inputs(group[0])
             for c in group[1:]:
                 c["inputs"], c["input_range"] = group[0]["inputs"], group[0]["input_range"]
+            for c in group:
+                self.make_sources(c)
         self.pool(gen, list(byinput.values()), self.jobs)
 
         # 1. runs, per (file, backend) as a pipeline: the first case compiles the .so into the file's cache

@@ -21,9 +21,9 @@ FAKE = r"""
 #include <string.h>
 // Layout as in stnc_runtime.h makeLayout, f64 (16 elements per 128 bytes), halo (1,1,1).
 static long ru(long x, long m) { return (x + m - 1) / m * m; }
-int stnc_entry_copy_cpu(const long* n, void** f, const double* p, long steps, long reps, double* ms, char* err,
-                        unsigned long errlen) {
-  (void)p; (void)steps; (void)reps; (void)ms; (void)err; (void)errlen;
+int stnc_entry_copy_cpu(const long* n, void** f, const double* p, long steps, int nsrc, const long* srcAt,
+                        const double* srcWave, long reps, double* ms, char* err, unsigned long errlen) {
+  (void)p; (void)steps; (void)nsrc; (void)srcAt; (void)srcWave; (void)reps; (void)ms; (void)err; (void)errlen;
   long h = 1, pad2 = ru(h, 16), d1 = n[1] + 2 * h, d2 = ru(pad2 + n[2] + h, 16);
   long s0 = d1 * d2, s1 = d2, org = h * s0 + h * s1 + pad2;
   double* in = (double*)f[0];

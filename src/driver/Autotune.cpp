@@ -151,7 +151,7 @@ void runAndCheck(const dag::Module& m, const dag::Kernel& k, EntryFn entry, std:
   std::vector<double> params(k.params.size(), 0.25);
   double ms[2] = {0, 0};
   char err[512] = {0};
-  if (entry(n.data(), ptrs.data(), params.data(), 0, reps, ms, err, sizeof err) != 0) {
+  if (entry(n.data(), ptrs.data(), params.data(), 0, 0, nullptr, nullptr, reps, ms, err, sizeof err) != 0) {
     t.error = err;
     return;
   }

@@ -17,9 +17,11 @@ struct Layout;
 
 namespace stnc::driver {
 
-// The C entry point of every generated source (codegen::entryName): extents per axis, field
-// buffers, params, steps, timed sweeps, ms[2] (median, min) out, error text; 0 on success.
-using EntryFn = int (*)(const long*, void**, const double*, long, long, double*, char*, unsigned long);
+// The C entry point of every generated source (codegen::entryName, codegen/Backends.h): extents per
+// axis, field buffers, params, steps, point sources (count, field + point per source, wavelets), timed
+// sweeps, ms[2] (median, min) out, error text; 0 on success.
+using EntryFn = int (*)(const long*, void**, const double*, long, int, const long*, const double*, long, double*, char*,
+                        unsigned long);
 
 // The buffer layout of kernel k for interior extents n (one per axis); false on bad extents.
 bool kernelLayout(const dag::Kernel& k, const long* n, stnc_rt::Layout& L);

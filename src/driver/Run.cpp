@@ -17,6 +17,7 @@
 #include "driver/Driver.h"
 #include "driver/Files.h"
 #include "driver/Npy.h"
+#include "driver/PointSources.h"
 #ifdef STNC_HAVE_INTERP
 #include "interp/Interpreter.h"
 #endif
@@ -74,12 +75,15 @@ int runMain(int argc, char** argv) {
                "Inputs are .npy arrays of the stencil's dtype shaped n + 2*halo per axis (the halo values are the\n"
                "boundary); an interior-shaped array is accepted where a boundary rule fills the halo. Outputs are\n"
                "written interior-shaped. Without --steps one sweep runs (after boundary fills); with --steps N,\n"
-               "N steps of (fill boundaries, sweep, swap) run and --out NAME writes the array holding role NAME.",
+               "N steps of (fill boundaries, sweep, swap) run and --out NAME writes the array holding role NAME.\n"
+               "--source adds a value at one point after each step's sweep (before the swap), e.g. a wavelet:\n"
+               "  stnc run wave.stn --stencil wave --size 128x128x128 --in u=u.npy --in v=v.npy --in roc2=c.npy \\\n"
+               "           --steps 100 --source v@64,64,64=ricker.npy --out u=u100.npy",
                "stnc run"};
   Frontend fe;
   fe.stdlibDir = defaultStdlibDir(argv[0]);
   std::string input, stencil, size, backend = "cpu", arch = "sm_90";
-  std::vector<std::string> ins, outs, params;
+  std::vector<std::string> ins, outs, params, sources;
   long steps = 0, bench = 0;
   bool verbose = false;
   std::string block;
@@ -96,6 +100,9 @@ int runMain(int argc, char** argv) {
   app.add_option("--param", params, "NAME=VALUE for every param");
   app.add_option("--steps", steps, "Run N time steps (fill boundaries, sweep, swap) instead of one sweep")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--source", sources,
+                 "FIELD@I,J,K=WAVELET.npy (or =VALUE): after step t's sweep, add WAVELET[t] to FIELD at interior point "
+                 "(I,J,K); repeatable; needs --steps");
   app.add_option("--bench", bench, "Also time R sweeps (median ms per sweep and GB/s; on the GPU each sweep starts with a cold L2)")->check(CLI::NonNegativeNumber);
   app.add_flag("-v,--verbose", verbose, "Print the compiler commands");
   app.add_option("-I,--include", fe.includeDirs, "Directory searched for imports");
@@ -136,6 +143,13 @@ int runMain(int argc, char** argv) {
   if (static_cast<int>(n.size()) != k->rank())
     return fail("--size has " + std::to_string(n.size()) + " extents, stencil '" + k->name + "' has " +
                 std::to_string(k->rank()) + " axes");
+
+  // Point sources.
+  PointSources src;
+  {
+    std::string error;
+    if (!parsePointSources(*k, n, steps, sources, src, error)) return fail(error);
+  }
 
   // Params.
   std::vector<double> pv(k->params.size(), 0.0);
@@ -236,7 +250,8 @@ int runMain(int argc, char** argv) {
   int status = 0;
 #ifdef STNC_HAVE_INTERP
   if (backend == "interp")  // the reference interpreter of the DAG (src/interp): no code generation
-    status = interp::run(*m, *k, n.data(), ptrs.data(), pv.data(), steps, bench, ms, err, sizeof err);
+    status = interp::run(*m, *k, n.data(), ptrs.data(), pv.data(), steps, src.count, src.at.data(), src.wave.data(), bench, ms,
+                         err, sizeof err);
   else
 #endif
   {
@@ -253,7 +268,7 @@ int runMain(int argc, char** argv) {
     if (!lib) return fail(std::string("cannot load '") + so + "': " + ::dlerror());
     auto entry = reinterpret_cast<EntryFn>(::dlsym(lib, codegen::entryName(*k, backend).c_str()));
     if (!entry) return fail("entry point " + codegen::entryName(*k, backend) + " missing from '" + so + "'");
-    status = entry(n.data(), ptrs.data(), pv.data(), steps, bench, ms, err, sizeof err);
+    status = entry(n.data(), ptrs.data(), pv.data(), steps, src.count, src.at.data(), src.wave.data(), bench, ms, err, sizeof err);
   }
   if (status != 0) return fail(std::string(backend) + " run failed: " + err);
 
@@ -280,6 +295,7 @@ int runMain(int argc, char** argv) {
   std::cerr << "stnc run: " << (k->isGroup ? "group " : "stencil ") << k->name << " [" << backend << "] on " << size;
   if (steps > 0) std::cerr << ", " << steps << " steps";
   else std::cerr << ", 1 sweep";
+  if (src.count > 0) std::cerr << ", " << src.count << " point source" << (src.count > 1 ? "s" : "");
   std::cerr << "; wrote";
   for (auto& f : files) std::cerr << " " << f.first;
   std::cerr << "\n";

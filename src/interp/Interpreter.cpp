@@ -263,9 +263,16 @@ class Machine {
   std::vector<Part> parts_;
 };
 
+// One point source: element `at` of field `field` (by role) gets wave[t] after step t's sweep.
+struct Source {
+  int field;
+  long at;
+  const double* wave;
+};
+
 template <typename T>
 int runTyped(const dag::Module& m, const dag::Kernel& k, const stnc_rt::Layout& L, void** fields, const double* params,
-             long steps, long reps, double* ms, char* err, unsigned long errlen) {
+             long steps, const std::vector<Source>& sources, long reps, double* ms, char* err, unsigned long errlen) {
   Machine<T> mach(m.ctx, k, L, params);
   std::vector<T*> f;
   for (size_t i = 0; i < k.fields.size(); ++i) f.push_back(static_cast<T*>(fields[i]));
@@ -296,6 +303,7 @@ int runTyped(const dag::Module& m, const dag::Kernel& k, const stnc_rt::Layout& 
   for (long s = 0; s < steps; ++s) {
     mach.fill(f);
     mach.sweep(f);
+    for (const Source& q : sources) f[q.field][q.at] += static_cast<T>(q.wave[s]);
     for (auto& [a, b] : k.swaps) std::swap(f[k.fieldIndex(a)], f[k.fieldIndex(b)]);
   }
   for (size_t i = 0; i < f.size(); ++i) fields[i] = f[i];
@@ -320,7 +328,7 @@ long boundarySourceIndex(long x, long n, dag::BoundaryKind kind) {
 }
 
 int run(const dag::Module& m, const dag::Kernel& k, const long* n, void** fields, const double* params, long steps,
-        long reps, double* ms, char* err, unsigned long errlen) {
+        int nsrc, const long* srcAt, const double* srcWave, long reps, double* ms, char* err, unsigned long errlen) {
   auto fail = [&](int status, const char* msg) {
     if (err && errlen) std::snprintf(err, errlen, "%s", msg);
     return status;
@@ -339,8 +347,20 @@ int run(const dag::Module& m, const dag::Kernel& k, const long* n, void** fields
     return fail(kBadExtent, "extent must be positive");
   for (size_t i = 0; i < k.fields.size(); ++i)
     if (!fields[i]) return fail(kNullPointer, "null field pointer");
-  if (k.type == dag::ElemType::F32) return runTyped<float>(m, k, L, fields, params, steps, reps, ms, err, errlen);
-  return runTyped<double>(m, k, L, fields, params, steps, reps, ms, err, errlen);
+  if (nsrc < 0 || (nsrc > 0 && (!srcAt || !srcWave || steps < 1))) return fail(kBadArgument, "bad point sources");
+  std::vector<Source> sources;
+  for (int q = 0; q < nsrc; ++q) {
+    const long* at = srcAt + q * (r + 1);
+    long p3[3] = {0, 0, 0};
+    for (int a = 0; a < r; ++a) {
+      if (at[a + 1] < 0 || at[a + 1] >= n[a]) return fail(kBadArgument, "point source outside the interior");
+      p3[3 - r + a] = at[a + 1];
+    }
+    if (at[0] < 0 || at[0] >= static_cast<long>(k.fields.size())) return fail(kBadArgument, "point source of no field");
+    sources.push_back(Source{static_cast<int>(at[0]), stnc_rt::at(L, p3[0], p3[1], p3[2]), srcWave + q * steps});
+  }
+  if (k.type == dag::ElemType::F32) return runTyped<float>(m, k, L, fields, params, steps, sources, reps, ms, err, errlen);
+  return runTyped<double>(m, k, L, fields, params, steps, sources, reps, ms, err, errlen);
 }
 
 }  // namespace stnc::interp

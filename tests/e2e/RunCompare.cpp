@@ -261,6 +261,16 @@ struct BoundarySpec {
   std::function<T(const Env<T>&)> value;  // Rule::Value only, evaluated in the stencil type
 };
 
+// A point source (stnc run --source FIELD@C,...=WAVE): after step t's sweep, wave[t] is added to role
+// `field` at interior point `at`. constant: passed as a number (the same value every step), else as a
+// float64 .npy file (which may hold more values than steps).
+struct SourceSpec {
+  std::string field;
+  std::vector<long> at;
+  std::vector<double> wave;
+  bool constant = false;
+};
+
 template <class T>
 struct Case {
   std::string file, stencil;
@@ -272,6 +282,7 @@ struct Case {
   std::vector<BoundarySpec<T>> rules;
   long steps = 0;  // > 0: pass --steps N
   long bench = 0;  // > 0: pass --bench R (the timed sweeps must not change the results)
+  std::vector<SourceSpec> sources;  // --source, with steps > 0
   std::function<void(Env<T>&)> sweep;
   std::vector<std::string> check;  // fields written with --out and compared
   double tol = 0.0;                // relative tolerance, f32 only (0 = bit-identical)
@@ -466,6 +477,28 @@ int runCase(const std::string& name, const Case<T>& c) {
     cmd.push_back(std::to_string(c.steps));
   }
 
+  for (size_t q = 0; q < c.sources.size(); ++q) {
+    const SourceSpec& src = c.sources[q];
+    std::string at;
+    for (long x : src.at) at += (at.empty() ? "" : ",") + std::to_string(x);
+    std::string wave;
+    if (src.constant) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.17g", src.wave.at(0));
+      wave = buf;
+    } else {
+      NpyArray a;
+      a.descr = "<f8";
+      a.shape = {static_cast<long>(src.wave.size())};
+      a.data.resize(src.wave.size() * 8);
+      std::memcpy(a.data.data(), src.wave.data(), a.data.size());
+      const fs::path file = work / ("wave" + std::to_string(q) + ".npy");
+      writeFile(file, stnc::driver::npyBytes(a));
+      wave = file.string();
+    }
+    cmd.push_back("--source");
+    cmd.push_back(src.field + "@" + at + "=" + wave);
+  }
   if (c.bench > 0) {
     cmd.push_back("--bench");
     cmd.push_back(std::to_string(c.bench));
@@ -493,6 +526,10 @@ int runCase(const std::string& name, const Case<T>& c) {
     for (auto& [f, result] : env.outs) {
       Arr<T>& dst = *env.cur.at(f);
       env.each([&](long i, long j, long k) { dst(i, j, k) = result(i, j, k); });
+    }
+    for (const SourceSpec& src : c.sources) {  // after the sweep, before the swap; the value rounded once to T
+      const long at[3] = {src.at.at(0), src.at.size() > 1 ? src.at[1] : 0, src.at.size() > 2 ? src.at[2] : 0};
+      (*env.cur.at(src.field))(at[0], at[1], at[2]) += static_cast<T>(src.constant ? src.wave.at(0) : src.wave.at(s));
     }
     if (c.steps > 0)
       for (auto& [a, b] : c.swaps) std::swap(role.at(a), role.at(b));
@@ -1250,6 +1287,16 @@ Case<float> btwo(Shape n) {
   return c;
 }
 
+// n values of a Ricker wavelet (1 - 2a) exp(-a), a = (pi f (t - 2))^2: a typical seismic source.
+std::vector<double> ricker(int n, double f) {
+  std::vector<double> w;
+  for (int t = 0; t < n; ++t) {
+    const double a = std::pow(3.141592653589793 * f * (t - 2), 2);
+    w.push_back((1.0 - 2.0 * a) * std::exp(-a));
+  }
+  return w;
+}
+
 // steps.stn heat2d: unew = u + nu*dt*lap2_2d(u), periodic, swap u, unew (nu = 0.2).
 Case<double> heat2d(Shape n, long steps) {
   Case<double> c;
@@ -1467,6 +1514,36 @@ int errMissingArgs() {
   return 0;
 }
 
+// Bad --source options: each names what is wrong, exits 1 and writes nothing.
+int errBadSources() {
+  const fs::path w = freshWorkDir();
+  const std::string out = (w / "out.npy").string();
+  std::string u = writeInput(w, "u", {35, 19});
+  std::string wave3 = writeInput(w, "wave3", {3});
+  std::string wave2d = writeInput(w, "wave2d", {4, 2});
+  const std::vector<std::string> base = {g_opt.stnc, "run", stn("steps.stn"), "-I", g_opt.stdlib, "--stencil", "heat2d",
+                                         "--size", "33x17", "--in", "u=" + u, "--out", "u=" + out, "--param", "dt=0.5"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> v = base;
+    v.insert(v.end(), extra.begin(), extra.end());
+    Proc p = runProcess(v);
+    expect(!fs::exists(out), "an output was written despite a bad --source");
+    return p;
+  };
+  expectFailure(with({"--source", "unew@1,1=1.0"}), {"--steps"});
+  expectFailure(with({"--steps", "3", "--source", "nosuch@1,1=1.0"}), {"nosuch"});
+  expectFailure(with({"--steps", "3", "--source", "unew@1=1.0"}), {"1 coordinates", "2 axes"});
+  expectFailure(with({"--steps", "3", "--source", "unew@1,17=1.0"}), {"j = 17", "[0, 17)"});
+  expectFailure(with({"--steps", "3", "--source", "unew@-1,0=1.0"}), {"i = -1"});
+  expectFailure(with({"--steps", "3", "--source", "unew@1,x=1.0"}), {"'x'"});
+  expectFailure(with({"--steps", "3", "--source", "unew=1.0"}), {"FIELD@i,j="});
+  expectFailure(with({"--steps", "4", "--source", "unew@1,1=" + wave3}), {"3 values", "--steps 4"});
+  expectFailure(with({"--steps", "2", "--source", "unew@1,1=" + wave2d}), {"1-D"});
+  expectFailure(with({"--steps", "2", "--source", "unew@1,1=" + (w / "missing.npy").string()}), {"missing.npy"});
+  std::cout << "e2e: PASS err_bad_sources\n";
+  return 0;
+}
+
 struct DirState {
   std::map<std::string, std::string> bytes;
   std::map<std::string, fs::file_time_type> mtime;
@@ -1627,10 +1704,22 @@ void registerCases() {
   add<D>("wave2d_steps3_64x64", [] { return wave2d({64, 64}, 3); });
   add<D>("coupled_steps5_33x17", [] { return coupled({33, 17}, 5); });
   add<D>("coupled_sweep_17x8", [] { return coupled({17, 8}, 0); });
+  // Point sources (--source): a Ricker wavelet from a .npy file with more values than steps, and a constant.
+  add<F>("wave_steps5_sources_37x19x23", [] {
+    Case<float> c = wave({37, 19, 23}, 5);
+    c.sources = {{"v", {18, 9, 11}, ricker(8, 0.3), false}, {"v", {0, 0, 22}, {-0.25}, true}};
+    return c;
+  });
+  add<D>("heat2d_steps7_source_33x17", [] {
+    Case<double> c = heat2d({33, 17}, 7);
+    c.sources = {{"unew", {32, 16}, ricker(7, 0.7), false}, {"unew", {32, 16}, {1.0 / 3.0}, true}};
+    return c;
+  });
   // Error paths.
   registry()["err_wrong_shape"] = errWrongShape;
   registry()["err_missing_args"] = errMissingArgs;
   registry()["err_compile_keeps_outputs"] = errCompileKeepsOutputs;
+  registry()["err_bad_sources"] = errBadSources;
 }
 
 }  // namespace

@@ -101,7 +101,7 @@ TEST_CASE("2-D fills equal numpy.pad of the interior, corners included") {
     for (long x = 0; x < n0; ++x)
       for (long y = 0; y < n1; ++y) A.at(p.data(), 0, 0, x, y) = interior(x, y);
     char err[128];
-    REQUIRE(stnc::interp::run(*c->module, kern, std::vector<long>{n0, n1}.data(), p.data(), nullptr, 0, 0, nullptr, err,
+    REQUIRE(stnc::interp::run(*c->module, kern, std::vector<long>{n0, n1}.data(), p.data(), nullptr, 0, 0, nullptr, nullptr, 0, nullptr, err,
                               sizeof err) == 0);
     BoundaryKind kind = std::string(rule) == "periodic" ? BoundaryKind::Periodic
                         : std::string(rule) == "clamp"  ? BoundaryKind::Clamp
@@ -140,7 +140,7 @@ TEST_CASE("steps: fill, sweep, swap; fields[f] holds role f at the end") {
   double u0[n] = {1, 2, 4, 8};
   for (long x = 0; x < n; ++x) A.at(p.data(), 0, 0, 0, x) = u0[x];
   char err[128];
-  REQUIRE(stnc::interp::run(*c->module, k, &n, p.data(), nullptr, 2, 0, nullptr, err, sizeof err) == 0);
+  REQUIRE(stnc::interp::run(*c->module, k, &n, p.data(), nullptr, 2, 0, nullptr, nullptr, 0, nullptr, err, sizeof err) == 0);
   // step 1: w = [ (8+2)/2, (1+4)/2, (2+8)/2, (4+1)/2 ] = [5, 2.5, 5, 2.5]; swap
   // step 2: w = [ (2.5+2.5)/2, (5+5)/2, ... ] = [2.5, 5, 2.5, 5]; swap -> u holds it.
   double want[n] = {2.5, 5, 2.5, 5};
@@ -158,7 +158,7 @@ TEST_CASE("f32 kernels compute in float; constants fold in double first") {
   A.at(p.data(), 0, 0, 0, 0) = 3.0f;
   double prm = 0.7;
   char err[128];
-  REQUIRE(stnc::interp::run(*c->module, k, &n, p.data(), &prm, 0, 0, nullptr, err, sizeof err) == 0);
+  REQUIRE(stnc::interp::run(*c->module, k, &n, p.data(), &prm, 0, 0, nullptr, nullptr, 0, nullptr, err, sizeof err) == 0);
   volatile float u = 3.0f, c01 = 0.1f, pf = static_cast<float>(0.7);
   float w = u * c01;
   w = w + pf;

@@ -122,7 +122,8 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.closeScope("if reps");
   p.line("int status_ = stnc_rt::kOk;");
   p.openScope("if (steps_ > 0)");
-  p.line("status_ = cpu::step(L_, steps_, " + callArgs(k, ArgMode::Sweep) + ");");
+  p.line("for (int q_ = 0; q_ < nsrc_; ++q_) src_[q_].wavelet = srcWaveR_.data() + q_ * steps_;");
+  p.line("status_ = cpu::step(L_, steps_, " + callArgs(k, ArgMode::Sweep) + ", src_.data(), nsrc_);");
   for (size_t i = 0; i < k.fields.size(); ++i)
     p.line("fields_[" + std::to_string(i) + "] = " + cIdent(k.fields[i].name) + ";");
   p.closeScope("steps > 0");

@@ -734,7 +734,15 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     p.line("real* " + cIdent(k.fields[i].name) + " = dev_[" + std::to_string(i) + "];");
   p.openScope("if (e_ == cudaSuccess)");
   p.openScope("if (steps_ > 0)");
-  p.line("e_ = cuda::step(L_, steps_, " + sweepCall + ");");
+  p.line("real* devWave_ = nullptr;  // the sources' wavelets, on the device");
+  p.openScope("if (nsrc_ > 0)");
+  p.line("e_ = cudaMalloc(&devWave_, srcWaveR_.size() * sizeof(real));");
+  p.line("if (e_ == cudaSuccess) e_ = cudaMemcpy(devWave_, srcWaveR_.data(), srcWaveR_.size() * sizeof(real), cudaMemcpyHostToDevice);");
+  p.line("for (int q_ = 0; q_ < nsrc_; ++q_) src_[q_].wavelet = devWave_ + q_ * steps_;");
+  p.closeScope("");
+  p.line("if (e_ == cudaSuccess) e_ = cuda::step(L_, steps_, " + sweepCall + ", nullptr, src_.data(), nsrc_);");
+  p.line("if (e_ == cudaSuccess) e_ = cudaDeviceSynchronize();");
+  p.line("cudaFree(devWave_);");
   p.closeScope("");
   p.openScope("else");
   p.line("e_ = cuda::fill_boundaries(L_" + (fillCall.empty() ? "" : ", " + fillCall) + ");");

@@ -1,0 +1,115 @@
+#include "driver/PointSources.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "driver/Npy.h"
+#include "syntax/Parser.h"
+
+namespace stnc::driver {
+
+namespace {
+
+// A number with an optional leading '-' (parseNumber takes the literal forms of the language).
+bool parseSigned(const std::string& s, double& v) {
+  if (!s.empty() && s[0] == '-') {
+    if (!parseNumber(s.substr(1), v)) return false;
+    v = -v;
+    return true;
+  }
+  return parseNumber(s, v);
+}
+
+// The wavelet of one source: `steps` values from a .npy file or a constant.
+bool readWave(const std::string& text, long steps, std::vector<double>& wave, std::string& error) {
+  double c;
+  if (parseSigned(text, c)) {
+    wave.insert(wave.end(), static_cast<size_t>(steps), c);
+    return true;
+  }
+  NpyArray a;
+  if (!readNpy(text, a, error)) return false;
+  if (a.shape.size() != 1) {
+    error = "'" + text + "': a wavelet is a 1-D array (one value per step), not " + shapeText(a.shape);
+    return false;
+  }
+  if (a.shape[0] < steps) {
+    error = "'" + text + "' holds " + std::to_string(a.shape[0]) + " values; --steps " + std::to_string(steps) +
+            " needs one per step";
+    return false;
+  }
+  for (long t = 0; t < steps; ++t) {
+    if (a.descr == "<f4") {
+      float f;
+      std::memcpy(&f, a.data.data() + t * 4, 4);
+      wave.push_back(f);
+    } else {
+      double d;
+      std::memcpy(&d, a.data.data() + t * 8, 8);
+      wave.push_back(d);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool parsePointSources(const dag::Kernel& k, const std::vector<long>& n, long steps, const std::vector<std::string>& specs,
+                       PointSources& out, std::string& error) {
+  out = PointSources{};
+  if (!specs.empty() && steps < 1) {
+    error = "--source needs --steps N: a source adds one wavelet value after each step's sweep";
+    return false;
+  }
+  for (const std::string& s : specs) {
+    const std::string form = "--source '" + s + "': ";
+    const size_t atPos = s.find('@'), eq = s.find('=');
+    if (atPos == std::string::npos || eq == std::string::npos || atPos == 0 || eq < atPos || eq + 1 == s.size()) {
+      std::string axes;
+      for (int a = 0; a < k.rank(); ++a) axes += (a ? "," : "") + k.axes[a];
+      error = form + "expected FIELD@" + axes + "=WAVELET.npy (or =VALUE)";
+      return false;
+    }
+    const std::string field = s.substr(0, atPos);
+    const int idx = k.fieldIndex(field);
+    if (idx < 0) {
+      error = form + "'" + k.name + "' has no field '" + field + "'";
+      return false;
+    }
+    out.at.push_back(idx);
+    std::vector<long> coords;
+    const std::string list = s.substr(atPos + 1, eq - atPos - 1);
+    for (size_t pos = 0;;) {
+      const size_t comma = list.find(',', pos);
+      const std::string part = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      char* end = nullptr;
+      const long v = std::strtol(part.c_str(), &end, 10);
+      if (part.empty() || *end != '\0') {
+        error = form + "'" + part + "' is not an integer coordinate";
+        return false;
+      }
+      coords.push_back(v);
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+    if (static_cast<int>(coords.size()) != k.rank()) {
+      error = form + std::to_string(coords.size()) + " coordinates; '" + k.name + "' has " + std::to_string(k.rank()) + " axes";
+      return false;
+    }
+    for (int a = 0; a < k.rank(); ++a) {
+      if (coords[a] < 0 || coords[a] >= n[a]) {
+        error = form + k.axes[a] + " = " + std::to_string(coords[a]) + " is outside the interior [0, " + std::to_string(n[a]) + ")";
+        return false;
+      }
+      out.at.push_back(coords[a]);
+    }
+    if (!readWave(s.substr(eq + 1), steps, out.wave, error)) {
+      error = form + error;
+      return false;
+    }
+    ++out.count;
+  }
+  return true;
+}
+
+}  // namespace stnc::driver
