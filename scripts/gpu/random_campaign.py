@@ -665,8 +665,11 @@ class Campaign:
                 extra = [("fma", self.refs["cpu-fma"])] if "cpu-fma" in self.refs else []
                 tasks += [(fl, "cuda-build-" + n, "cuda", a, cs, False) for n, a in sched[rank] + extra]
             tasks += [(fl, name, backend, a, cs, True) for name, backend, a in variants]
-        # the CPU builds first (quick, and every comparison needs them), then the slowest (rank 3) CUDA ones
-        tasks.sort(key=lambda t: (not t[1].startswith("cpu"), -t[4][0]["rank"]))
+        # the CPU builds first (quick, and every comparison needs them), then the CUDA ones round by round: every
+        # file's first variant (the policy) before any file's second, ..., the slowest (rank 3) first within a
+        # round, so a campaign cut short by --budget has covered every rank with the leading variants
+        pos = {(r, n): i for r, vs in self.devvars.items() for i, (n, _, _) in enumerate(vs)}
+        tasks.sort(key=lambda t: (not t[1].startswith("cpu"), pos.get((t[4][0]["rank"], t[1]), 0), -t[4][0]["rank"]))
         self.log("%d builds (one `stnc run` per file and variant), each followed by one harness process "
                  "running all of the file's programs; %d jobs" % (len(tasks), self.jobs))
         done = [0]

@@ -30,6 +30,13 @@ namespace {
 
 using json = nlohmann::json;
 
+// "61x37x53": extents as --size spells them.
+std::string extentsText(const std::vector<long>& n) {
+  std::string s;
+  for (long e : n) s += (s.empty() ? "" : "x") + std::to_string(e);
+  return s;
+}
+
 json scheduleJson(const dag::Schedule& s) {
   return {{"strategy", dag::strategyName(s.strategy)}, {"block", std::to_string(s.blockX) + "x" + std::to_string(s.blockY)},
           {"rows", s.rows}, {"vec", s.vec}, {"prefetch", s.prefetch}, {"unroll", s.unroll}, {"chunk", s.chunk}, {"smem", s.smem}, {"heads", s.heads}, {"tma", s.tma}};
@@ -160,11 +167,9 @@ void runAndCheck(const dag::Module& m, const dag::Kernel& k, EntryFn entry, std:
     d.reference = std::move(work);
     return;
   }
-  std::string ext;
-  for (long e : n) ext += (ext.empty() ? "" : "x") + std::to_string(e);
   std::string diff = resultDifference(m, k, work, d.reference);
   if (!diff.empty()) {
-    t.error = "its results at " + ext + " differ from the policy's schedule's (" + diff + ")";
+    t.error = "its results at " + extentsText(n) + " differ from the policy's schedule's (" + diff + ")";
     t.differs = true;
   }
 }
@@ -362,10 +367,7 @@ std::string autotune(dag::Module& m, const passes::ScheduleOverride& base, const
     s.reason = buf;
     k.schedule = s;
     passes::fillPartSchedules(m.ctx, k, passes::withRequest(base, k.request));
-    std::vector<long> n = tuneExtents(k, o.size);
-    std::string ext;
-    for (long e : n) ext += (ext.empty() ? "" : "x") + std::to_string(e);
-    file["kernels"][k.name] = {{"fingerprint", kernelFingerprint(m, k)}, {"size", ext}, {"schedule", scheduleJson(s)},
+    file["kernels"][k.name] = {{"fingerprint", kernelFingerprint(m, k)}, {"size", extentsText(tuneExtents(k, o.size))}, {"schedule", scheduleJson(s)},
                                {"us", us[i][best] > 0 ? json(us[i][best]) : json(nullptr)}, {"candidates", tried}};
     log << "autotune: " << k.name << ": " << overrideText(cands[best]) << " (" << buf << ")\n";
   }

@@ -3,8 +3,9 @@
 // the compile cache, run through the C entry point on random data) and keeps the fastest per
 // kernel whose results equal the policy's schedule's (a candidate computing anything else is
 // logged as a compiler bug and never chosen). The choices are saved as FILE.schedules.json next
-// to the outputs; later compiles into the same directory reuse them (`--schedules FILE` names another file, `--schedules none` ignores it),
-// unless a schedule option on the command line forces something else.
+// to the outputs; later compiles into the same directory reuse them (`--schedules FILE` names
+// another file, `--schedules none` ignores it), unless a schedule option on the command line
+// forces something else.
 #pragma once
 #include <iosfwd>
 #include <string>
