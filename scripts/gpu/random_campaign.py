@@ -318,7 +318,28 @@ class Campaign:
                 with open(p, "wb") as fh:
                     fh.write(gc.npy_bytes("<f4" if f32 else "<f8", full, bytes(buf)))
             full_paths[name] = p
+        c.setdefault("sources", {})[r] = self.make_sources(c, r, d)
         return d, ins, full_paths
+
+    def make_sources(self, c, r, d):
+        """Point sources (`stnc run --source`) for a time-stepping run: in 60 % of them 1-3 sources on fields
+        that keep their values between steps (inout or in a swap pair; not on pure outputs, whose unwritten
+        points must stay untouched), at random interior points (sometimes a corner), each with a random
+        wavelet of `steps` values in [-2, 2) (float64 .npy). Deterministic per case and run."""
+        run = c["runs"][r]
+        rng = random.Random(int(run["inputseed"]) ^ 0x50C5)
+        kept = [f["name"] for f in c["fields"] if f["role"] == "inout" or any(f["name"] in p for p in c["swaps"])]
+        if not run["steps"] or not kept or rng.random() >= 0.6:
+            return []
+        out = []
+        for q in range(rng.randint(1, 3)):
+            at = [rng.choice((0, n - 1)) if rng.random() < 0.25 else rng.randrange(n) for n in run["size"]]
+            wave = [rng.random() * 4.0 - 2.0 for _ in range(run["steps"])]
+            p = os.path.join(d, "wave%d.npy" % q)
+            with open(p, "wb") as fh:
+                fh.write(gc.npy_bytes("<f8", [len(wave)], struct.pack("<%dd" % len(wave), *wave)))
+            out.append({"field": rng.choice(kept), "at": at, "path": p, "wave": wave})
+        return out
 
     # -- 3. runs --------------------------------------------------------------------------------
     def compared(self, c, r):
@@ -337,6 +358,8 @@ class Campaign:
             cmd += ["--in", "%s=%s" % (f, p)]
         for f in self.compared(c, r):
             cmd += ["--out", "%s=%s" % (f, os.path.join(c["dirs"][r], "%s_%s.npy" % (tag, f)))]
+        for q in c.get("sources", {}).get(r, []):
+            cmd += ["--source", "%s@%s=%s" % (q["field"], ",".join(map(str, q["at"])), q["path"])]
         return cmd
 
     def cache_env(self, fl, variant):
@@ -392,6 +415,8 @@ class Campaign:
                              "fields": [{"name": f["name"], "role": f["role"], "input": c["full"][r].get(f["name"])}
                                         for f in k["fields"]],
                              "swaps": c["swaps"], "params": [run["params"][p] for p in k["params"]], "steps": run["steps"],
+                             "sources": [{"field": [f["name"] for f in k["fields"]].index(q["field"]), "at": q["at"],
+                                          "wave": q["wave"]} for q in c.get("sources", {}).get(r, [])],
                              "outputs": {f: os.path.join(c["dirs"][r], "%s_%s.npy" % (variant, f)) for f in self.compared(c, r)}})
         tag = "%s-%s" % (os.path.splitext(os.path.basename(fl))[0], variant)
         spec = {"lib": libs[-1], "runs": runs, "result": os.path.join(self.work, "harness", tag + ".result.json")}
@@ -756,10 +781,11 @@ class Campaign:
         not_run = sum(p["not run"] for p in per.values())
         elapsed = time.time() - self.t0
         ranks = {r: sum(1 for c in cases if c["rank"] == r) for r in (1, 2, 3)}
-        summary = "%d programs (%d f32, %d with exp/log/pow/sin/cos, %d groups, %d with regions), %d comparisons with the " \
-                  "CPU backend: %d failed, %d libm differences beyond tolerance%s" % (
+        with_sources = sum(1 for c in cases if any(c.get("sources", {}).values()))
+        summary = "%d programs (%d f32, %d with exp/log/pow/sin/cos, %d groups, %d with regions, %d with point sources), " \
+                  "%d comparisons with the CPU backend: %d failed, %d libm differences beyond tolerance%s" % (
                       n_prog, sum(1 for c in cases if c["type"] == "f32"), sum(1 for c in cases if c["transcendental"]),
-                      sum(1 for c in cases if c["group"]), sum(1 for c in cases if c.get("regions")), comparisons,
+                      sum(1 for c in cases if c["group"]), sum(1 for c in cases if c.get("regions")), with_sources, comparisons,
                       len(failures), len(libm),
                       ", %d NOT RUN (time budget)" % not_run if not_run else "")
         if self.a.dry_run:
