@@ -28,6 +28,8 @@ std::string entryName(const dag::Kernel& k, const std::string& backend);
 std::string usedNamesVoidCast(const dag::Context& ctx, const dag::Kernel& k, bool fillOnly, int part = -2);
 void emitFillBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, const std::string& fillCall,
                   const std::string& suffix);
-void emitEntryPrologue(CPrinter& p, const dag::Kernel& k, const std::string& backend);
+// The C entry point of kernel k (codegen/EntryPoints.cpp), after the backend's kernels and launchers.
+void emitCpuEntry(CPrinter& p, const dag::Kernel& k);
+void emitCudaEntry(CPrinter& p, const dag::Kernel& k);
 
 }  // namespace stnc::codegen

@@ -6,8 +6,6 @@
 
 namespace stnc::codegen {
 
-std::string entryName(const dag::Kernel& k, const std::string& backend) { return "stnc_entry_" + k.name + "_" + backend; }
-
 std::string generateMetadata(const dag::Module& m, const GenOptions& o) {
   nlohmann::ordered_json j;
   j["generator"] = "stnc " + o.stncVersion;
@@ -98,34 +96,6 @@ void emitFillBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, co
       }
     }
   }
-}
-
-void emitEntryPrologue(CPrinter& p, const dag::Kernel& k, const std::string& backend) {
-  p.openScope("extern \"C\" int " + entryName(k, backend) +
-              "(const long* n_, void** fields_, const double* params_, long steps_, int nsrc_, const long* srcAt_, "
-              "const double* srcWave_, long reps_, double* ms_, char* err_, unsigned long errlen_)");
-  p.line("using namespace stn::" + cIdent(k.name) + ";");
-  std::string ns;
-  for (int a = 0; a < k.rank(); ++a) ns += (a ? ", " : "") + std::string("n_[") + std::to_string(a) + "]";
-  p.line("const stnc_rt::Layout L_ = layout(" + ns + ");");
-  for (size_t i = 0; i < k.params.size(); ++i)
-    p.line("const real " + cIdent(k.params[i]) + " = static_cast<real>(params_[" + std::to_string(i) + "]);");
-  if (k.params.empty()) p.line("(void)params_;");
-  const std::string stride = std::to_string(k.rank() + 1);
-  p.line("// Point sources: field and interior point from srcAt_, one wavelet value per step (in `real`) from srcWave_;");
-  p.line("// each Source's wavelet pointer is set by the caller below (host or device memory).");
-  p.openScope("if (nsrc_ < 0 || (nsrc_ > 0 && (!srcAt_ || !srcWave_ || steps_ < 1)))");
-  p.line("std::snprintf(err_, errlen_, \"point sources need steps >= 1 and their coordinates and wavelets\");");
-  p.line("return stnc_rt::kBadArgument;");
-  p.closeScope("bad sources");
-  p.line("std::vector<Source> src_(static_cast<size_t>(nsrc_));");
-  p.line("std::vector<real> srcWaveR_(static_cast<size_t>(nsrc_) * static_cast<size_t>(steps_));");
-  p.line("for (size_t i_ = 0; i_ < srcWaveR_.size(); ++i_) srcWaveR_[i_] = static_cast<real>(srcWave_[i_]);");
-  p.openScope("for (int q_ = 0; q_ < nsrc_; ++q_)");
-  p.line("const long* at_ = srcAt_ + q_ * " + stride + ";");
-  p.line("src_[q_].field = static_cast<int>(at_[0]);");
-  for (int a = 0; a < k.rank(); ++a) p.line("src_[q_]." + cIdent(k.axes[a]) + " = at_[" + std::to_string(a + 1) + "];");
-  p.closeScope("for q_");
 }
 
 }  // namespace stnc::codegen

@@ -93,48 +93,7 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.closeScope("namespace " + ns);
   p.line();
 
-  // The C entry point used by `stnc run --backend cpu`.
-  emitEntryPrologue(p, k, "cpu");
-  for (size_t i = 0; i < k.fields.size(); ++i)
-    p.line("real* " + cIdent(k.fields[i].name) + " = static_cast<real*>(fields_[" + std::to_string(i) + "]);");
-  p.openScope("if (reps_ > 0)");
-  p.line("// Time `reps` sweeps on scratch copies, so the real run below sees untouched inputs.");
-  p.line("std::vector<real*> scratch_(kFieldCount);");
-  p.openScope("for (int f_ = 0; f_ < kFieldCount; ++f_)");
-  p.line("scratch_[f_] = static_cast<real*>(std::aligned_alloc(128, stnc_rt::roundUp(L_.count * sizeof(real), 128)));");
-  p.line("if (!scratch_[f_]) { std::snprintf(err_, errlen_, \"out of memory\"); return stnc_rt::kBadArgument; }");
-  p.line("std::memcpy(scratch_[f_], fields_[f_], L_.count * sizeof(real));");
-  p.closeScope("for f");
-  std::string scratchArgs;
-  for (size_t i = 0; i < k.fields.size(); ++i) scratchArgs += (i ? ", " : "") + std::string("scratch_[") + std::to_string(i) + "]";
-  for (const std::string& prm : k.params) scratchArgs += ", " + cIdent(prm);
-  p.line("std::vector<double> times_;");
-  p.openScope("for (long r_ = 0; r_ <= reps_; ++r_)  // the first sweep warms up");
-  p.line("const auto t0_ = std::chrono::steady_clock::now();");
-  p.line("cpu::sweep(L_, " + scratchArgs + ");");
-  p.line("const double ms1_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();");
-  p.line("if (r_ > 0) times_.push_back(ms1_);");
-  p.closeScope("for r");
-  p.line("std::sort(times_.begin(), times_.end());");
-  p.line("ms_[0] = times_[times_.size() / 2];");
-  p.line("ms_[1] = times_.front();");
-  p.line("for (real* s_ : scratch_) std::free(s_);");
-  p.closeScope("if reps");
-  p.line("int status_ = stnc_rt::kOk;");
-  p.openScope("if (steps_ > 0)");
-  p.line("for (int q_ = 0; q_ < nsrc_; ++q_) src_[q_].wavelet = srcWaveR_.data() + q_ * steps_;");
-  p.line("status_ = cpu::step(L_, steps_, " + callArgs(k, ArgMode::Sweep) + ", src_.data(), nsrc_);");
-  for (size_t i = 0; i < k.fields.size(); ++i)
-    p.line("fields_[" + std::to_string(i) + "] = " + cIdent(k.fields[i].name) + ";");
-  p.closeScope("steps > 0");
-  p.openScope("else");
-  p.line("status_ = cpu::fill_boundaries(L_" + (fillCall.empty() ? "" : ", " + fillCall) + ");");
-  p.line("if (status_ == stnc_rt::kOk) status_ = cpu::sweep(L_, " + callArgs(k, ArgMode::Sweep) + ");");
-  p.closeScope("else");
-  p.line("if (status_ != stnc_rt::kOk) std::snprintf(err_, errlen_, \"%s\", stnc_rt::statusName(status_));");
-  p.line("return status_;");
-  p.closeScope(entryName(k, "cpu"));
-  p.line();
+  emitCpuEntry(p, k);
 }
 
 }  // namespace

@@ -687,76 +687,7 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.closeScope("namespace " + ns);
   p.line();
 
-  // The C entry point used by `stnc run --backend cuda`: host arrays in, host arrays out.
-  emitEntryPrologue(p, k, "cuda");
-  p.line("int count_ = 0;");
-  p.openScope("if (cudaGetDeviceCount(&count_) != cudaSuccess || count_ == 0)");
-  p.line("std::snprintf(err_, errlen_, \"no CUDA device available\");");
-  p.line("return 100;");
-  p.closeScope("no device");
-  p.line("if (L_.count == 0) { std::snprintf(err_, errlen_, \"extent must be positive\"); return stnc_rt::kBadExtent; }");
-  p.line("const size_t bytes_ = L_.count * sizeof(real);");
-  p.line("real* dev_[kFieldCount] = {};");
-  p.line("cudaError_t e_ = cudaSuccess;");
-  p.line("for (int f_ = 0; f_ < kFieldCount && e_ == cudaSuccess; ++f_) e_ = cudaMalloc(&dev_[f_], bytes_);");
-  p.line("auto upload_ = [&] { for (int f_ = 0; f_ < kFieldCount && e_ == cudaSuccess; ++f_) e_ = cudaMemcpy(dev_[f_], fields_[f_], bytes_, cudaMemcpyHostToDevice); };");
-  p.line("upload_();");
-  std::string devArgs;
-  for (size_t i = 0; i < k.fields.size(); ++i) devArgs += (i ? ", " : "") + std::string("dev_[") + std::to_string(i) + "]";
-  for (const std::string& prm : k.params) devArgs += ", " + cIdent(prm);
-  p.openScope("if (e_ == cudaSuccess && reps_ > 0)");
-  p.line("cudaEvent_t a_ = nullptr, b_ = nullptr;");
-  p.line("cudaEventCreate(&a_);");
-  p.line("cudaEventCreate(&b_);");
-  p.line("std::vector<double> times_;");
-  p.line("const stnc_rt::L2Flusher flush_;  // every timed sweep starts with a cold L2");
-  p.openScope("for (long r_ = 0; r_ <= reps_ && e_ == cudaSuccess; ++r_)  // the first sweep warms up");
-  p.line("e_ = flush_.flush();");
-  p.line("if (e_ != cudaSuccess) break;");
-  p.line("cudaEventRecord(a_);");
-  p.line("e_ = cuda::sweep(L_, " + devArgs + ");");
-  p.line("cudaEventRecord(b_);");
-  p.line("if (e_ == cudaSuccess) e_ = cudaEventSynchronize(b_);");
-  p.line("float t_ = 0;");
-  p.line("cudaEventElapsedTime(&t_, a_, b_);");
-  p.line("if (r_ > 0) times_.push_back(t_);");
-  p.closeScope("for r");
-  p.line("cudaEventDestroy(a_);");
-  p.line("cudaEventDestroy(b_);");
-  p.openScope("if (e_ == cudaSuccess)");
-  p.line("std::sort(times_.begin(), times_.end());");
-  p.line("ms_[0] = times_[times_.size() / 2];");
-  p.line("ms_[1] = times_.front();");
-  p.closeScope("");
-  p.line("upload_();  // the timed sweeps may have updated inout fields");
-  p.closeScope("bench");
-  for (size_t i = 0; i < k.fields.size(); ++i)
-    p.line("real* " + cIdent(k.fields[i].name) + " = dev_[" + std::to_string(i) + "];");
-  p.openScope("if (e_ == cudaSuccess)");
-  p.openScope("if (steps_ > 0)");
-  p.line("real* devWave_ = nullptr;  // the sources' wavelets, on the device");
-  p.openScope("if (nsrc_ > 0)");
-  p.line("e_ = cudaMalloc(&devWave_, srcWaveR_.size() * sizeof(real));");
-  p.line("if (e_ == cudaSuccess) e_ = cudaMemcpy(devWave_, srcWaveR_.data(), srcWaveR_.size() * sizeof(real), cudaMemcpyHostToDevice);");
-  p.line("for (int q_ = 0; q_ < nsrc_; ++q_) src_[q_].wavelet = devWave_ + q_ * steps_;");
-  p.closeScope("");
-  p.line("if (e_ == cudaSuccess) e_ = cuda::step(L_, steps_, " + sweepCall + ", nullptr, src_.data(), nsrc_);");
-  p.line("if (e_ == cudaSuccess) e_ = cudaDeviceSynchronize();");
-  p.line("cudaFree(devWave_);");
-  p.closeScope("");
-  p.openScope("else");
-  p.line("e_ = cuda::fill_boundaries(L_" + (fillCall.empty() ? "" : ", " + fillCall) + ");");
-  p.line("if (e_ == cudaSuccess) e_ = cuda::sweep(L_, " + sweepCall + ");");
-  p.closeScope("");
-  p.line("if (e_ == cudaSuccess) e_ = cudaDeviceSynchronize();");
-  p.closeScope("run");
-  p.line("real* roles_[kFieldCount] = {" + ptrs + "};");
-  p.line("for (int f_ = 0; f_ < kFieldCount && e_ == cudaSuccess; ++f_) e_ = cudaMemcpy(fields_[f_], roles_[f_], bytes_, cudaMemcpyDeviceToHost);");
-  p.line("for (int f_ = 0; f_ < kFieldCount; ++f_) cudaFree(dev_[f_]);");
-  p.line("if (e_ != cudaSuccess) std::snprintf(err_, errlen_, \"CUDA error: %s\", cudaGetErrorString(e_));");
-  p.line("return e_ == cudaSuccess ? 0 : 200 + static_cast<int>(e_);");
-  p.closeScope(entryName(k, "cuda"));
-  p.line();
+  emitCudaEntry(p, k);
 }
 
 }  // namespace
