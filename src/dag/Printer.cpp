@@ -1,5 +1,6 @@
 #include "dag/Printer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -57,6 +58,24 @@ std::string regionBounds(const Region& r, int rank) {
   return s + "]";
 }
 
+// The nodes --emit=json lists: the live nodes of the equations and those of boundary value(EXPR) rules, in id order.
+std::vector<NodeId> printedNodes(const Context& ctx, const Kernel& k) {
+  std::vector<NodeId> ids = liveNodes(ctx, k);
+  std::vector<NodeId> todo;
+  for (const Boundary& b : k.boundaries)
+    if (b.value != kNoNode) todo.push_back(b.value);
+  while (!todo.empty()) {
+    const NodeId id = todo.back();
+    todo.pop_back();
+    if (std::find(ids.begin(), ids.end(), id) != ids.end()) continue;
+    ids.push_back(id);
+    const Node& n = ctx.node(id);
+    for (int i = 0; i < n.operandCount(); ++i) todo.push_back(n.operands[i]);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 // "a" or "a @ inner": an output's field and, for a region equation, its region.
 std::string outputTarget(const Kernel& k, const Output& o) {
   return o.region < 0 ? o.field : o.field + " @ " + k.regions[o.region].name;
@@ -104,7 +123,7 @@ void printJson(std::ostream& os, const Module& m) {
     kj["params"] = k.params;
     kj["halo"] = std::vector<int>(k.footprint.halo.begin(), k.footprint.halo.begin() + k.rank());
     nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
-    for (NodeId id : liveNodes(m.ctx, k)) {
+    for (NodeId id : printedNodes(m.ctx, k)) {
       const Node& n = m.ctx.node(id);
       nlohmann::ordered_json nj;
       nj["id"] = id;
@@ -133,6 +152,14 @@ void printJson(std::ostream& os, const Module& m) {
       kj["outputs"].push_back(oj);
     }
     for (auto& [a, b] : k.swaps) kj["swaps"].push_back({a, b});
+    for (const Boundary& b : k.boundaries) {  // "value": the node of a value(EXPR) rule's expression
+      std::vector<std::string> axes;
+      for (int a = 0; a < k.rank(); ++a)
+        if (b.axisMask & (1u << a)) axes.push_back(k.axes[a]);
+      nlohmann::ordered_json bj = {{"field", b.field}, {"axes", axes}, {"rule", boundaryName(b.kind)}};
+      if (b.value != kNoNode) bj["value"] = b.value;
+      kj["boundaries"].push_back(bj);
+    }
     j["kernels"].push_back(kj);
   }
   os << j.dump(2) << "\n";

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <sstream>
 
 #include "dag/Printer.h"
@@ -66,4 +67,36 @@ TEST_CASE("--emit=dot gives a field's region and default equations separate sink
   const std::string t = printed(dag::printDot);
   CHECK(t.find("\"back_out_a@r0\" [label=\"a @ r0\"") != std::string::npos);
   CHECK(t.find("\"back_out_a\" [label=\"a\"") != std::string::npos);
+}
+
+TEST_CASE("--emit=json lists boundary rules, a value rule's expression among the nodes") {
+  auto c = test::compileText("stencil b(i, j) { in u, w; out r; param p;\n"
+                             "  boundary u = value(0.5 + 2.0 * p);\n"
+                             "  boundary w(j) = mirror;\n"
+                             "  r = u[i-1, j] + w[i, j+1]; }");
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  std::ostringstream os;
+  dag::printJson(os, *c->module);
+  const auto k = nlohmann::json::parse(os.str()).at("kernels").at(0);
+  REQUIRE(k.at("boundaries").size() == 2);
+  const auto& bu = k["boundaries"][0];
+  CHECK(bu["field"] == "u");
+  CHECK(bu["rule"] == "value");
+  CHECK(bu["axes"] == nlohmann::json::array({"i", "j"}));
+  const auto& bw = k["boundaries"][1];
+  CHECK(bw["rule"] == "mirror");
+  CHECK(bw["axes"] == nlohmann::json::array({"j"}));
+  CHECK_FALSE(bw.contains("value"));
+  // the value's expression (0.5 + 2.0 * p) is listed: an add whose operands are listed too
+  const int value = bu.at("value").get<int>();
+  std::map<int, nlohmann::json> nodes;
+  for (const auto& n : k.at("nodes")) nodes[n.at("id").get<int>()] = n;
+  REQUIRE(nodes.count(value));
+  CHECK(nodes[value]["op"] == "add");
+  bool param = false;
+  for (const auto& [id, n] : nodes) {
+    for (const auto& o : n.value("operands", nlohmann::json::array())) CHECK(nodes.count(o.get<int>()));
+    param |= n.value("param", "") == "p";
+  }
+  CHECK(param);
 }
