@@ -196,6 +196,16 @@ def settle(elem, data, idx, start):
     return bytes(raw), len(bad), (bad[0] if bad else None)
 
 
+def source_args(sources):
+    """`stnc run` options for point sources [{field, at, path, ...}]: --source FIELD@I,J,K=WAVE.npy each."""
+    return [x for q in sources for x in ("--source", "%s@%s=%s" % (q["field"], ",".join(map(str, q["at"])), q["path"]))]
+
+
+def harness_sources(field_names, sources):
+    """The same sources as the poison harness passes them to the entry point: field index, point, wavelet."""
+    return [{"field": field_names.index(q["field"]), "at": q["at"], "wave": q["wave"]} for q in sources]
+
+
 def compare(elem, ref_bytes, got_bytes, transcendental):
     """Returns (ok, stats dict). ref = CPU backend, got = CUDA backend (or the stand-in)."""
     st = {"bit_identical": ref_bytes == got_bytes, "max_abs": 0.0, "max_rel": 0.0, "max_ulp": 0,
@@ -626,13 +636,12 @@ class Check:
             cache[f] = unwritten_points(case["n"], k["regions"], k["written"].get(f, []))
         return cache[f]
 
-    def settled(self, case, elem, f, pairs):
-        """Reads each (tag, start) output of f; at the points no equation writes each must still hold its start
-        value, and is then set to +0 for the comparison of the rest. -> ([bytes...], [problem...])."""
+    def settled(self, case, elem, f, outputs):
+        """outputs: (tag, start value, bytes) of output f per side; at the points no equation writes each must
+        still hold its start value, and is then set to +0 for the comparison of the rest. -> ([bytes...], [problem...])."""
         idx = self.unwritten(case, f)
         out, problems = [], []
-        for tag, start in pairs:
-            b = read_npy(self.out_path(case, tag, f))[2]
+        for tag, start, b in outputs:
             if idx:
                 b, bad, first = settle(elem, b, idx, start)
                 if bad:
@@ -663,8 +672,7 @@ class Check:
             cmd += ["--param", "%s=%r" % (p, v)]
         if case["steps"]:
             cmd += ["--steps", str(case["steps"])]
-        for q in case.get("sources", []):
-            cmd += ["--source", "%s@%s=%s" % (q["field"], ",".join(map(str, q["at"])), q["path"])]
+        cmd += source_args(case.get("sources", []))
         if self.a.stnc_flags:
             cmd += self.a.stnc_flags.split()
         if backend == "cuda" and self.a.cuda_flags:
@@ -721,7 +729,7 @@ class Check:
             runs.append({"id": i, "type": k["type"], "n": c["n"], "halo": k["halo"], "entry": "stnc_entry_%s_%s" % (k["name"], self.real(backend)),
                          "fields": [{"name": f, "role": k["roles"].get(f, "in"), "input": c["inputs"].get(f)} for f in k["fields"]],
                          "swaps": k["swaps"], "params": [c["params"][p] for p in k["params"]], "steps": c["steps"],
-                         "sources": [{"field": k["fields"].index(q["field"]), "at": q["at"], "wave": q["wave"]} for q in c["sources"]],
+                         "sources": harness_sources(k["fields"], c["sources"]),
                          "outputs": {f: self.out_path(c, "poison-" + backend, f) for f in self.compared_fields(c)}})
         spec = {"lib": lib, "runs": runs, "result": os.path.join(self.work, "poison-%s-%s.result.json" % (fid, backend))}
         sp = os.path.join(self.work, "poison-%s-%s.json" % (fid, backend))
@@ -819,7 +827,7 @@ class Check:
                     fails.append("%s: dtype/shape %s%s vs %s%s (expected %s %s)" % (f, d1, s1, d2, s2, elem.descr, case["n"]))
                     continue
                 zero = b"\0" * elem.size  # `stnc run` starts outputs at +0, the poison run (dry runs) at NaN
-                (b1, b2), problems = self.settled(case, elem, f, [("cpu", zero), (gpu_tag, zero if gpu_tag == "cuda" else elem.nan)])
+                (b1, b2), problems = self.settled(case, elem, f, [("cpu", zero, b1), (gpu_tag, zero if gpu_tag == "cuda" else elem.nan, b2)])
                 fails.extend(problems)
                 ok, st = compare(elem, b1, b2, trans)
                 stats[f] = st
@@ -843,7 +851,8 @@ class Check:
                 if not os.path.exists(ref):
                     continue
                 try:
-                    (b1, b2), problems = self.settled(case, elem, f, [(be, b"\0" * elem.size), ("poison-" + be, elem.nan)])
+                    (b1, b2), problems = self.settled(case, elem, f, [(be, b"\0" * elem.size, read_npy(ref)[2]),
+                                                                      ("poison-" + be, elem.nan, read_npy(got)[2])])
                     fails.extend("poison[%s] %s" % (be, p) for p in problems)
                 except (OSError, ValueError) as e:
                     fails.append("poison[%s] %s: %s" % (be, f, e))

@@ -358,8 +358,7 @@ class Campaign:
             cmd += ["--in", "%s=%s" % (f, p)]
         for f in self.compared(c, r):
             cmd += ["--out", "%s=%s" % (f, os.path.join(c["dirs"][r], "%s_%s.npy" % (tag, f)))]
-        for q in c.get("sources", {}).get(r, []):
-            cmd += ["--source", "%s@%s=%s" % (q["field"], ",".join(map(str, q["at"])), q["path"])]
+        cmd += gc.source_args(c.get("sources", {}).get(r, []))
         return cmd
 
     def cache_env(self, fl, variant):
@@ -415,8 +414,7 @@ class Campaign:
                              "fields": [{"name": f["name"], "role": f["role"], "input": c["full"][r].get(f["name"])}
                                         for f in k["fields"]],
                              "swaps": c["swaps"], "params": [run["params"][p] for p in k["params"]], "steps": run["steps"],
-                             "sources": [{"field": [f["name"] for f in k["fields"]].index(q["field"]), "at": q["at"],
-                                          "wave": q["wave"]} for q in c.get("sources", {}).get(r, [])],
+                             "sources": gc.harness_sources([f["name"] for f in k["fields"]], c.get("sources", {}).get(r, [])),
                              "outputs": {f: os.path.join(c["dirs"][r], "%s_%s.npy" % (variant, f)) for f in self.compared(c, r)}})
         tag = "%s-%s" % (os.path.splitext(os.path.basename(fl))[0], variant)
         spec = {"lib": libs[-1], "runs": runs, "result": os.path.join(self.work, "harness", tag + ".result.json")}
