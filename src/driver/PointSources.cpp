@@ -1,29 +1,18 @@
 #include "driver/PointSources.h"
 
-#include <cstdlib>
 #include <cstring>
 
+#include "driver/ArgText.h"
 #include "driver/Npy.h"
-#include "syntax/Parser.h"
 
 namespace stnc::driver {
 
 namespace {
 
-// A number with an optional leading '-' (parseNumber takes the literal forms of the language).
-bool parseSigned(const std::string& s, double& v) {
-  if (!s.empty() && s[0] == '-') {
-    if (!parseNumber(s.substr(1), v)) return false;
-    v = -v;
-    return true;
-  }
-  return parseNumber(s, v);
-}
-
 // The wavelet of one source: `steps` values from a .npy file or a constant.
 bool readWave(const std::string& text, long steps, std::vector<double>& wave, std::string& error) {
   double c;
-  if (parseSigned(text, c)) {
+  if (parseSignedNumber(text, c)) {
     wave.insert(wave.end(), static_cast<size_t>(steps), c);
     return true;
   }
@@ -78,19 +67,10 @@ bool parsePointSources(const dag::Kernel& k, const std::vector<long>& n, long st
     }
     out.at.push_back(idx);
     std::vector<long> coords;
-    const std::string list = s.substr(atPos + 1, eq - atPos - 1);
-    for (size_t pos = 0;;) {
-      const size_t comma = list.find(',', pos);
-      const std::string part = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      char* end = nullptr;
-      const long v = std::strtol(part.c_str(), &end, 10);
-      if (part.empty() || *end != '\0') {
-        error = form + "'" + part + "' is not an integer coordinate";
-        return false;
-      }
-      coords.push_back(v);
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
+    std::string bad;
+    if (!parseLongList(s.substr(atPos + 1, eq - atPos - 1), ',', coords, bad)) {
+      error = form + "'" + bad + "' is not an integer coordinate";
+      return false;
     }
     if (static_cast<int>(coords.size()) != k.rank()) {
       error = form + std::to_string(coords.size()) + " coordinates; '" + k.name + "' has " + std::to_string(k.rank()) + " axes";

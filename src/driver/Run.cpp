@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
 #include "codegen/runtime/stnc_runtime.h"
+#include "driver/ArgText.h"
 #include "driver/Driver.h"
 #include "driver/Files.h"
 #include "driver/Npy.h"
@@ -127,18 +129,9 @@ int runMain(int argc, char** argv) {
   // Extents.
   std::vector<long> n;
   {
-    std::string s = size;
-    size_t pos = 0;
-    while (true) {
-      size_t x = s.find('x', pos);
-      std::string part = s.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
-      char* end = nullptr;
-      long v = std::strtol(part.c_str(), &end, 10);
-      if (part.empty() || *end != '\0' || v <= 0) return fail("--size '" + size + "': expected positive extents like 64x64x64");
-      n.push_back(v);
-      if (x == std::string::npos) break;
-      pos = x + 1;
-    }
+    std::string bad;
+    if (!parseLongList(size, 'x', n, bad) || std::any_of(n.begin(), n.end(), [](long v) { return v <= 0; }))
+      return fail("--size '" + size + "': expected positive extents like 64x64x64");
   }
   if (static_cast<int>(n.size()) != k->rank())
     return fail("--size has " + std::to_string(n.size()) + " extents, stencil '" + k->name + "' has " +
@@ -160,7 +153,7 @@ int runMain(int argc, char** argv) {
     int idx = k->paramIndex(name);
     if (idx < 0) return fail("'" + k->name + "' has no param '" + name + "'");
     double v;
-    if (!parseNumber(value, v) && !(value[0] == '-' && parseNumber(value.substr(1), v) && (v = -v, true)))
+    if (!parseSignedNumber(value, v))
       return fail("--param " + name + ": '" + value + "' is not a number");
     pv[idx] = v;
     given[idx] = true;

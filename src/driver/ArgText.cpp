@@ -1,0 +1,33 @@
+#include "driver/ArgText.h"
+
+#include <cstdlib>
+
+#include "syntax/Parser.h"
+
+namespace stnc::driver {
+
+bool parseSignedNumber(const std::string& text, double& value) {
+  if (parseNumber(text, value)) return true;
+  if (text.empty() || text[0] != '-' || !parseNumber(text.substr(1), value)) return false;
+  value = -value;
+  return true;
+}
+
+bool parseLongList(const std::string& text, char sep, std::vector<long>& values, std::string& bad) {
+  values.clear();
+  for (size_t pos = 0;;) {
+    const size_t next = text.find(sep, pos);
+    const std::string part = text.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+    char* end = nullptr;
+    const long v = std::strtol(part.c_str(), &end, 10);
+    if (part.empty() || *end != '\0') {
+      bad = part;
+      return false;
+    }
+    values.push_back(v);
+    if (next == std::string::npos) return true;
+    pos = next + 1;
+  }
+}
+
+}  // namespace stnc::driver
