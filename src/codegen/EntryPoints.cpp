@@ -45,6 +45,12 @@ std::string slotArgs(const dag::Kernel& k, const std::string& slots) {
   return s;
 }
 
+// "real* u = PRE0POST;" per field: the kernel's field names bound to the slots the entry point holds them in.
+void bindFields(CPrinter& p, const dag::Kernel& k, const std::string& pre, const std::string& post) {
+  for (size_t i = 0; i < k.fields.size(); ++i)
+    p.line("real* " + cIdent(k.fields[i].name) + " = " + pre + std::to_string(i) + post + ";");
+}
+
 std::string fillCallArgs(const dag::Kernel& k) {
   const std::string fill = callArgs(k, ArgMode::Fill);
   return "L_" + (fill.empty() ? "" : ", " + fill);
@@ -56,8 +62,7 @@ std::string entryName(const dag::Kernel& k, const std::string& backend) { return
 
 void emitCpuEntry(CPrinter& p, const dag::Kernel& k) {
   emitEntryPrologue(p, k, "cpu");
-  for (size_t i = 0; i < k.fields.size(); ++i)
-    p.line("real* " + cIdent(k.fields[i].name) + " = static_cast<real*>(fields_[" + std::to_string(i) + "]);");
+  bindFields(p, k, "static_cast<real*>(fields_[", "])");
   p.openScope("if (reps_ > 0)");
   p.line("// Time `reps` sweeps on scratch copies, so the real run below sees untouched inputs.");
   p.line("std::vector<real*> scratch_(kFieldCount);");
@@ -138,8 +143,7 @@ void emitCudaEntry(CPrinter& p, const dag::Kernel& k) {
   p.closeScope("");
   p.line("upload_();  // the timed sweeps may have updated inout fields");
   p.closeScope("bench");
-  for (size_t i = 0; i < k.fields.size(); ++i)
-    p.line("real* " + cIdent(k.fields[i].name) + " = dev_[" + std::to_string(i) + "];");
+  bindFields(p, k, "dev_[", "]");
   p.openScope("if (e_ == cudaSuccess)");
   p.openScope("if (steps_ > 0)");
   p.line("real* devWave_ = nullptr;  // the sources' wavelets, on the device");
