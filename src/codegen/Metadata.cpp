@@ -22,12 +22,8 @@ std::string generateMetadata(const dag::Module& m, const GenOptions& o) {
     for (const dag::Field& f : k.fields) kj["fields"].push_back({{"name", f.name}, {"role", dag::roleName(f.role)}});
     kj["params"] = k.params;
     for (auto& [a, b] : k.swaps) kj["swaps"].push_back({a, b});
-    for (const dag::Boundary& b : k.boundaries) {
-      std::vector<std::string> axes;
-      for (int a = 0; a < k.rank(); ++a)
-        if (b.axisMask & (1u << a)) axes.push_back(k.axes[a]);
-      kj["boundaries"].push_back({{"field", b.field}, {"rule", dag::boundaryName(b.kind)}, {"axes", axes}});
-    }
+    for (const dag::Boundary& b : k.boundaries)
+      kj["boundaries"].push_back({{"field", b.field}, {"rule", dag::boundaryName(b.kind)}, {"axes", dag::boundaryAxes(k, b)}});
     for (const dag::Region& r : k.regions) {
       nlohmann::ordered_json rj;
       rj["name"] = r.name;

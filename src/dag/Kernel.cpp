@@ -18,6 +18,13 @@ int SumFactor::r2() const {
   return r;
 }
 
+std::vector<std::string> boundaryAxes(const Kernel& k, const Boundary& b) {
+  std::vector<std::string> axes;
+  for (int a = 0; a < k.rank(); ++a)
+    if (b.axisMask & (1u << a)) axes.push_back(k.axes[a]);
+  return axes;
+}
+
 std::string partLabel(const Kernel& k, int part) { return part < 0 ? std::string("default part") : "region " + k.regions[part].name; }
 
 std::vector<int> kernelParts(const Kernel& k) {

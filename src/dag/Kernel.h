@@ -241,6 +241,9 @@ std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k, int region);
 // Regions that have equations, -1 (default) first when it has any; each becomes its own sweep.
 // How reports and comments name a part: "default part" (-1) or "region NAME".
 std::string partLabel(const Kernel& k, int part);
+
+// The names of the axes boundary rule b applies along, in axis order.
+std::vector<std::string> boundaryAxes(const Kernel& k, const Boundary& b);
 std::vector<int> kernelParts(const Kernel& k);
 // The most launches one sweep of a kernel with regions makes (each region's box, at most 2 x rank boxes of
 // the default part around each region), at most 8: the CUDA launcher's lanes (stnc_rt::Lanes). 0 without regions.

@@ -153,10 +153,7 @@ void printJson(std::ostream& os, const Module& m) {
     }
     for (auto& [a, b] : k.swaps) kj["swaps"].push_back({a, b});
     for (const Boundary& b : k.boundaries) {  // "value": the node of a value(EXPR) rule's expression
-      std::vector<std::string> axes;
-      for (int a = 0; a < k.rank(); ++a)
-        if (b.axisMask & (1u << a)) axes.push_back(k.axes[a]);
-      nlohmann::ordered_json bj = {{"field", b.field}, {"axes", axes}, {"rule", boundaryName(b.kind)}};
+      nlohmann::ordered_json bj = {{"field", b.field}, {"axes", boundaryAxes(k, b)}, {"rule", boundaryName(b.kind)}};
       if (b.value != kNoNode) bj["value"] = b.value;
       kj["boundaries"].push_back(bj);
     }
