@@ -15,17 +15,14 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <random>
-#include <vector>
 
-#include "experiment.h"
-#include "hypterm_c.h"
+#include "harness.h"
 
 namespace {
 
-using real = double;
+using hypterm_bench::Fields;
+using hypterm_bench::Harness;
+using hypterm_bench::real;
 constexpr real ALP = 4.0 / 5.0, BET = -1.0 / 5.0, GAM = 4.0 / 105.0, DEL = -1.0 / 280.0;
 
 template <int Level>
@@ -33,11 +30,6 @@ __device__ __forceinline__ void prefetchLine(const double* p) {
   if constexpr (Level == 1) asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
   else if constexpr (Level == 2) asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
-
-struct Fields {
-  const real *imx, *imy, *imz, *iene, *qu, *qv, *qw, *qpres;
-  real *firho, *fimx, *fimy, *fimz, *fiene;
-};
 
 // D(f) as the workload writes it: ALP*(f[+1]-f[-1]) + BET*(...) + GAM*(...) + DEL*(...), left fold.
 template <typename F>
@@ -134,7 +126,6 @@ __global__ void __launch_bounds__(32 * kBY, kMinBlocks)
   }
   tiles(x0, 0);
   __syncthreads();
-  real* const outs[5] = {F.firho, F.fimx, F.fimy, F.fimz, F.fiene};
 #pragma unroll kUnroll  // with 3, most of the queue shifts below become renames
   for (long x = x0; x < x1; ++x) {
     const int b = static_cast<int>((x - x0) & 1);
@@ -154,7 +145,7 @@ __global__ void __launch_bounds__(32 * kBY, kMinBlocks)
       const real dx = deriv([&](int m) { return q[e][4 + m]; });
       const real dy = deriv([&](int m) { return Y[m * kBX]; });
       const real dz = deriv([&](int m) { return Z[m]; });
-      outs[e][p] = -(dxinv0 * dx + dxinv1 * dy + dxinv2 * dz);
+      F.out[e][p] = -(dxinv0 * dx + dxinv1 * dy + dxinv2 * dz);
     }
 #pragma unroll
     for (int e = 0; e < 5; ++e)
@@ -165,7 +156,8 @@ __global__ void __launch_bounds__(32 * kBY, kMinBlocks)
 }
 
 template <int kBY, int kMinBlocks, int kUnroll = 1, int kPrefetch = 0>
-void launch(const stnc_rt::Layout& L, long n, long chunk, const Fields& F, real d0, real d1, real d2) {
+void launch(const Harness& h, long chunk) {
+  const long n = h.n;
   const size_t smem = 2 * 5 * ((kBY + 8) * 32 + kBY * 40) * sizeof(real);
   static bool once = [&] {
     CK(cudaFuncSetAttribute(staged<kBY, kMinBlocks, kUnroll, kPrefetch>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
@@ -173,100 +165,33 @@ void launch(const stnc_rt::Layout& L, long n, long chunk, const Fields& F, real 
   }();
   (void)once;
   dim3 grid(static_cast<unsigned>(n / 32), static_cast<unsigned>(n / kBY), static_cast<unsigned>((n + chunk - 1) / chunk));
-  staged<kBY, kMinBlocks, kUnroll, kPrefetch><<<grid, dim3(32, kBY), smem>>>(L, n, chunk, F, d0, d1, d2);
+  staged<kBY, kMinBlocks, kUnroll, kPrefetch><<<grid, dim3(32, kBY), smem>>>(h.L, n, chunk, h.fields(), h.d0, h.d1, h.d2);
   CK(cudaGetLastError());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const long n = argc > 1 ? std::atol(argv[1]) : 256;
-  const int reps = argc > 2 ? std::atoi(argv[2]) : 30;
-  if (n % 32 != 0) { std::fprintf(stderr, "N must be a multiple of 32\n"); return 2; }
-  namespace H = stn::hypterm_c;
-  const stnc_rt::Layout L = H::layout(n, n, n);
-  const size_t cnt = L.count, bytes = cnt * sizeof(real);
-  std::mt19937_64 rng(11);
-  std::uniform_real_distribution<real> dist(0.5, 1.5);
-  std::vector<real> h(cnt);
-  real* in[8];
-  real* out[2][5];
-  for (auto& a : in) {
-    for (auto& x : h) x = dist(rng);
-    CK(cudaMalloc(&a, bytes));
-    CK(cudaMemcpy(a, h.data(), bytes, cudaMemcpyHostToDevice));
-  }
-  for (auto& o : out)
-    for (auto& a : o) { CK(cudaMalloc(&a, bytes)); CK(cudaMemset(a, 0, bytes)); }
-  const real d0 = 1.0 / 3, d1 = 1.0 / 5, d2 = 1.0 / 7;
-  // in: cons_imx, cons_imy, cons_imz, cons_iene, qu, qv, qw, qpres
-  auto stnc = [&](real* const* o) {
-    CK(static_cast<cudaError_t>(H::cuda::sweep(L, in[0], in[1], in[2], o[0], in[4], in[5], in[6], in[7], o[1], o[2], o[3], in[3], o[4], d0, d1, d2)));
-  };
-  Fields F{in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], out[1][0], out[1][1], out[1][2], out[1][3], out[1][4]};
-  size_t flushN = 256u << 20;
-  void* flush;
-  CK(cudaMalloc(&flush, flushN));
-  stnc(out[0]);
-  CK(cudaDeviceSynchronize());
-  if (argc > 3 && std::strcmp(argv[3], "profile") == 0) {  // for ncu: one launch of the staged 32x8 kernel after stnc's
-    launch<8, 2, 3, 1>(L, n, 32, F, d0, d1, d2);
-    CK(cudaDeviceSynchronize());
-    return 0;
-  }
-  std::vector<real> a(cnt), b(cnt);
-  auto check = [&](const char* what) {
-    CK(cudaDeviceSynchronize());
-    long bad = 0;
-    for (int e = 0; e < 5; ++e) {
-      CK(cudaMemcpy(a.data(), out[0][e], bytes, cudaMemcpyDeviceToHost));
-      CK(cudaMemcpy(b.data(), out[1][e], bytes, cudaMemcpyDeviceToHost));
-      for (long i = 0; i < n; ++i)
-        for (long j = 0; j < n; ++j)
-          for (long k = 0; k < n; ++k) {
-            const long p = stnc_rt::at(L, i, j, k);
-            if (std::memcmp(&a[p], &b[p], sizeof(real)) != 0 && bad++ < 3)
-              std::printf("  %s: output %d differs at (%ld,%ld,%ld): %.17g vs %.17g\n", what, e, i, j, k, a[p], b[p]);
-          }
-      CK(cudaMemset(out[1][e], 0, bytes));
-    }
-    return bad;
-  };
-  // Floor: 13 arrays of n^3 doubles once each, at the D2D copy rate measured now (2 GiB).
-  real *ca, *cb;
-  const size_t cbytes = 1ul << 30;
-  CK(cudaMalloc(&ca, cbytes));
-  CK(cudaMalloc(&cb, cbytes));
-  CK(cudaMemset(ca, 1, cbytes));
-  const double copyMs = medianMs([&] { CK(cudaMemcpyAsync(cb, ca, cbytes, cudaMemcpyDeviceToDevice)); }, reps, flush, flushN);
-  const double bw = 2.0 * cbytes / (copyMs * 1e-3);
-  const double pts = static_cast<double>(n) * n * n, floorUs = 13 * 8 * pts / bw * 1e6;
-  std::printf("hypterm f64 %ld^3: copy %.2f TB/s, memory floor %.1f us (104 B/pt)\n\n", n, bw / 1e12, floorUs);
-  std::printf("| kernel | us | fraction of floor | bit-identical to stnc |\n| --- | ---: | ---: | --- |\n");
-  const double tS = 1e3 * medianMs([&] { stnc(out[0]); }, reps, flush, flushN);
-  std::printf("| stnc fused (stream) | %.1f | %.2f | (reference) |\n", tS, floorUs / tS);
-  auto run = [&](const char* name, auto fn) {
-    fn();
-    const long bad = check(name);
-    const double t = 1e3 * medianMs(fn, reps, flush, flushN);
-    std::printf("| %s | %.1f | %.2f | %s |\n", name, t, floorUs / t, bad ? "NO" : "yes");
-  };
+  Harness h(argc, argv);
+  if (h.profile) return h.profileOnce([&] { launch<8, 2, 3, 1>(h, 32); });  // for ncu
+  h.begin();
+  auto run = [&](const char* name, auto fn) { h.run(name, fn); };
   for (long chunk : {32L, 64L}) {
     char name[96];
     std::snprintf(name, sizeof name, "staged 32x8, 2 blocks/SM, unroll 3, chunk %ld", chunk);
-    run(name, [&] { launch<8, 2, 3>(L, n, chunk, F, d0, d1, d2); });
+    run(name, [&] { launch<8, 2, 3>(h, chunk); });
     std::snprintf(name, sizeof name, "staged 32x8, 2 blocks/SM, unroll 3, prefetch L1, chunk %ld", chunk);
-    run(name, [&] { launch<8, 2, 3, 1>(L, n, chunk, F, d0, d1, d2); });
+    run(name, [&] { launch<8, 2, 3, 1>(h, chunk); });
     std::snprintf(name, sizeof name, "staged 32x8, 2 blocks/SM, unroll 3, prefetch L2, chunk %ld", chunk);
-    run(name, [&] { launch<8, 2, 3, 2>(L, n, chunk, F, d0, d1, d2); });
+    run(name, [&] { launch<8, 2, 3, 2>(h, chunk); });
     std::snprintf(name, sizeof name, "staged 32x4, 3 blocks/SM, chunk %ld", chunk);
-    run(name, [&] { launch<4, 3>(L, n, chunk, F, d0, d1, d2); });
+    run(name, [&] { launch<4, 3>(h, chunk); });
     std::snprintf(name, sizeof name, "staged 32x4, 3 blocks/SM, prefetch L1, chunk %ld", chunk);
-    run(name, [&] { launch<4, 3, 1, 1>(L, n, chunk, F, d0, d1, d2); });
+    run(name, [&] { launch<4, 3, 1, 1>(h, chunk); });
     std::snprintf(name, sizeof name, "staged 32x16, 1 block/SM, chunk %ld", chunk);
-    run(name, [&] { launch<16, 1>(L, n, chunk, F, d0, d1, d2); });
+    run(name, [&] { launch<16, 1>(h, chunk); });
     std::snprintf(name, sizeof name, "staged 32x16, 1 block/SM, prefetch L1, chunk %ld", chunk);
-    run(name, [&] { launch<16, 1, 1, 1>(L, n, chunk, F, d0, d1, d2); });
+    run(name, [&] { launch<16, 1, 1, 1>(h, chunk); });
   }
   return 0;
 }

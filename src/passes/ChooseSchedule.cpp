@@ -5,6 +5,7 @@
 #include "passes/TemporalBlocking.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <utility>
@@ -86,6 +87,14 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     // extra copy per thread, the 34-row one is not).
     s.rows = (f.pair1 || f.pair2) && f.r1() >= 2 ? 4 : 2;
     s.prefetch = 3;
+    // Wider tiles for a ring of one plane (session 22, bench/results/2026-12-02-s22-wide-tiles.md, 256^3 f64, each
+    // shape measured in two calls): paired sums at 64x2 threads of 2 rows (a 128x4 tile; box27_c 83.1 -> 80.4 us,
+    // 80.8 at 32x4), unpaired at 32x4 (a 64x8 tile; box27_rt 84.3 -> 82.5, 83.8 at 64x2).
+    if (f.r1() < 2) {
+      const bool paired = f.pair1 || f.pair2;
+      s.blockX = paired ? 64 : 32;
+      s.blockY = paired ? 2 : 4;
+    }
     const std::string paired = f.pair1 && f.pair2 ? "symmetric along " + k.axes[1] + " and " + k.axes[2]
                                : f.pair1          ? "symmetric along " + k.axes[1]
                                : f.pair2          ? "symmetric along " + k.axes[2]
@@ -108,7 +117,7 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
     // wide multi-field queues (CNS hypterm: 1337 us at 32x8 vs 2040 us at 32x16, where 512-thread
     // blocks force spills); unrolling the dimension-0 loop twice pays for box stencils (many
     // in-plane loads: box125 558 -> 448 us) and hurts high-order stars with runtime coefficients.
-    int queueRegs = 0, inPlaneLoads = 0, diagonal = 0, longestQueue = 0;
+    int queueRegs = 0, inPlaneLoads = 0, diagonal = 0, longestQueue = 0, inPlaneReach = 0;
     for (const dag::Field& f : k.fields) {
       int lo, hi;
       if (dag::isRead(f.role) && queueSpan(ctx, k, f.name, lo, hi)) {
@@ -120,6 +129,8 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
       const dag::Node& n = ctx.node(id);
       if (n.kind == dag::NodeKind::Access && (n.offset.d[1] != 0 || n.offset.d[2] != 0)) ++inPlaneLoads;
       if (n.kind == dag::NodeKind::Access && n.offset.d[1] != 0 && n.offset.d[2] != 0) ++diagonal;
+      if (n.kind == dag::NodeKind::Access)
+        inPlaneReach = std::max({inPlaneReach, std::abs(n.offset.d[1]), std::abs(n.offset.d[2])});
     }
     // Two dim-2 points per thread in one 16-byte vector (f64; f32: 8 bytes) share their in-row
     // neighbours and halve the load instructions: star13 125 -> 99 us, star25 130 -> 128 us (with
@@ -164,6 +175,18 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
       int readFields = 0;
       for (const dag::Field& f : k.fields) readFields += dag::isRead(f.role) ? 1 : 0;
       s.unroll = k.type == dag::ElemType::F64 && longestQueue >= 9 && readFields == 1 ? 4 : 1;
+      // f64 rings of in-plane reach 1-3 take tiles wider along the contiguous axis (session 22,
+      // bench/results/2026-12-02-s22-wide-tiles.md, 256^3, median of 30, each repeated): reach 1 at 64x4 threads
+      // (a 128x4 tile; star7_rt 78.3 -> 76.5 us, star7_c 78.9 -> 77.6, cond_rt 77.7 -> 77.0, cond_c 78.3 -> 76.6),
+      // reach 2 at 64x6 (star13_rt 80.7 -> 78.3, star13_c 80.6 -> 77.6), reach 3 at 32x8 (star19_rt 82.3 -> 81.0);
+      // reach 4 keeps 16x16 (star25 at 64x4: 87.2 -> 92.2, at 64x8: 133.8). f32 kernels were not measured here.
+      // At reach 1 a third plane in flight gains another 1-1.3 % there (star7_rt 76.7 -> 75.7, star7_c 77.3 -> 76.4,
+      // cond_c 77.2 -> 76.3; at reach 2-4 it loses: star13_rt 78.5 -> 82.7, star19_rt 81.1 -> 85.9).
+      if (k.type == dag::ElemType::F64 && inPlaneReach >= 1 && inPlaneReach <= 3) {
+        s.blockX = inPlaneReach <= 2 ? 64 : 32;
+        s.blockY = inPlaneReach == 1 ? 4 : inPlaneReach == 2 ? 6 : 8;
+        if (inPlaneReach == 1) s.prefetch = 3;
+      }
     }
     // Kernels of more than two outputs (the fused CNS hypterm: 5 outputs, 8 queued fields) get rings at 32x4
     // threads of one point each when every part's rings fit the --smem=on budget. With the queues' heads in

@@ -2,6 +2,9 @@
 // candidate list.
 #include <doctest/doctest.h>
 
+#include <cstdio>
+#include <string>
+
 #include "unit/DagText.h"
 #include "passes/ChooseSchedule.h"
 
@@ -31,9 +34,9 @@ TEST_CASE("a 3-D star streams its planes through shared memory, 16-byte vectors 
   CHECK(star.smem == 2);    // the policy's rings: two blocks per SM
   CHECK(star.rows == 1);
   CHECK(star.vec == 2);     // one 16-byte vector of f64 per thread
-  CHECK(star.blockX == 16);
-  CHECK(star.blockY == 16);
-  CHECK(star.prefetch == 2);  // planes in flight
+  CHECK(star.blockX == 64);   // f64, in-plane reach 1: a 128x4 tile (session 22)
+  CHECK(star.blockY == 4);
+  CHECK(star.prefetch == 3);  // planes in flight: 3 at reach 1
   dag::Schedule box = policy(kBox27);
   CHECK(box.smem == 0);
   CHECK(box.strategy == dag::Strategy::Stream);
@@ -45,6 +48,9 @@ TEST_CASE("a 3-D star streams its planes through shared memory, 16-byte vectors 
   dag::Schedule f32 = policy("stencil s(i, j, k) : f32 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k] + u[i,j,k+1]; }");
   CHECK(f32.vec == 4);
   CHECK(f32.smem == 2);
+  CHECK(f32.blockX == 16);  // f32 keeps 16x16 threads (the wide f64 tiles were not measured for f32)
+  CHECK(f32.blockY == 16);
+  CHECK(f32.prefetch == 2);
   // --smem=off: the L1 policy (f32 pairs, 32x16 blocks while the queues are small).
   passes::ScheduleOverride off;
   off.smem = "off";
@@ -54,6 +60,31 @@ TEST_CASE("a 3-D star streams its planes through shared memory, 16-byte vectors 
   CHECK(l1.blockX == 32);
   CHECK(l1.blockY == 16);
   CHECK(l1.prefetch == 0);
+}
+
+TEST_CASE("f64 rings take tiles wider along the contiguous axis by in-plane reach - reach 4 keeps 16x16") {
+  // The 7/13/19/25-point stars of the suite: reach r along j and k (and i).
+  auto star = [](int r) {
+    std::string e = "0.0";
+    for (int d = 1; d <= r; ++d)
+      for (const char* f : {"u[i-%d,j,k]", "u[i+%d,j,k]", "u[i,j-%d,k]", "u[i,j+%d,k]", "u[i,j,k-%d]", "u[i,j,k+%d]"}) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, f, d);
+        e += std::string(" + ") + buf;
+      }
+    return "stencil s(i, j, k) : f64 { in u; out v; v = " + e + "; }";
+  };
+  const dag::Schedule r2 = policy(star(2).c_str()), r3 = policy(star(3).c_str()), r4 = policy(star(4).c_str());
+  CHECK(r2.smem == 2);
+  CHECK(r2.blockX == 64);
+  CHECK(r2.blockY == 6);
+  CHECK(r2.prefetch == 2);
+  CHECK(r3.blockX == 32);
+  CHECK(r3.blockY == 8);
+  CHECK(r4.blockX == 16);
+  CHECK(r4.blockY == 16);
+  CHECK(r4.unroll == 4);  // one field, a queue of 9 doubles
+  CHECK(r2.reason.find("block 64x6") != std::string::npos);
 }
 
 TEST_CASE("kernels with more than two outputs keep one point per thread on 32x4 rings - 2-D kernels have no vectors") {

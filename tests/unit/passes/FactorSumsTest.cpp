@@ -365,4 +365,19 @@ TEST_CASE("box-like sums (3 planes or more of 9 points or more) take the sumfact
   CHECK(k.sumFactor->naiveOps == 26);
   CHECK(k.sumFactor->classes.size() == 1);  // every plane's coefficients are 1
   CHECK(k.schedule.strategy == dag::Strategy::SumFactor);
+  // A ring of one plane (radius 1): a wider tile, 64x2 threads of 2 rows for paired (symmetric) sums like this
+  // one, 32x4 for unpaired ones (session 22); the 5x5 box of the first case keeps 16x8 threads of 4 rows.
+  CHECK((k.sumFactor->pair1 || k.sumFactor->pair2));
+  CHECK(k.schedule.blockX == 64);
+  CHECK(k.schedule.blockY == 2);
+  CHECK(k.schedule.rows == 2);
+  auto u = test::compileText("stencil s(i, j, k) : f64 { in u; param w; out v;\n"
+                             "  v = sum(a in -1..1) (sum(b in -1..1) (sum(c in -1..1) (w * (a + 2) * (b + 3) * (c + 5)) * u[i+a, j+b, k+c])); }",
+                             {}, factorOn());
+  REQUIRE_MESSAGE(u->module, u->diagText());
+  const dag::Kernel& uk = u->module->kernels.at(0);
+  REQUIRE(uk.sumFactor);
+  CHECK_FALSE((uk.sumFactor->pair1 || uk.sumFactor->pair2));
+  CHECK(uk.schedule.blockX == 32);
+  CHECK(uk.schedule.blockY == 4);
 }
