@@ -3,6 +3,7 @@
 
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
+#include "dag/InterfaceJson.h"
 
 namespace stnc::codegen {
 
@@ -21,16 +22,9 @@ std::string generateMetadata(const dag::Module& m, const GenOptions& o) {
     kj["halo"] = std::vector<int>(k.footprint.halo.begin(), k.footprint.halo.begin() + k.rank());
     for (const dag::Field& f : k.fields) kj["fields"].push_back({{"name", f.name}, {"role", dag::roleName(f.role)}});
     kj["params"] = k.params;
-    for (auto& [a, b] : k.swaps) kj["swaps"].push_back({a, b});
-    for (const dag::Boundary& b : k.boundaries)
-      kj["boundaries"].push_back({{"field", b.field}, {"rule", dag::boundaryName(b.kind)}, {"axes", dag::boundaryAxes(k, b)}});
-    for (const dag::Region& r : k.regions) {
-      nlohmann::ordered_json rj;
-      rj["name"] = r.name;
-      rj["lo"] = std::vector<int>(r.lo.begin(), r.lo.begin() + k.rank());
-      rj["hi"] = std::vector<int>(r.hi.begin(), r.hi.begin() + k.rank());
-      kj["regions"].push_back(rj);
-    }
+    if (!k.swaps.empty()) kj["swaps"] = dag::swapsJson(k);
+    if (!k.boundaries.empty()) kj["boundaries"] = dag::boundariesJson(k, false);
+    if (!k.regions.empty()) kj["regions"] = dag::regionsJson(k);
     kj["entry_cpu"] = entryName(k, "cpu");
     kj["entry_cuda"] = entryName(k, "cuda");
     j["kernels"].push_back(kj);

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "dag/InterfaceJson.h"
+
 namespace stnc::dag {
 
 std::string exactLiteral(double v) {
@@ -142,21 +144,14 @@ void printJson(std::ostream& os, const Module& m) {
       nodes.push_back(nj);
     }
     kj["nodes"] = nodes;
-    for (const Region& r : k.regions)  // along axis a: lo[a] <= x < n[a] + hi[a], clipped to the interior
-      kj["regions"].push_back({{"name", r.name},
-                               {"lo", std::vector<int>(r.lo.begin(), r.lo.begin() + k.rank())},
-                               {"hi", std::vector<int>(r.hi.begin(), r.hi.begin() + k.rank())}});
+    if (!k.regions.empty()) kj["regions"] = regionsJson(k);
     for (const Output& o : k.outputs) {  // "region": the region's name; absent for a default equation
       nlohmann::ordered_json oj = {{"field", o.field}, {"node", o.value}};
       if (o.region >= 0) oj["region"] = k.regions[o.region].name;
       kj["outputs"].push_back(oj);
     }
-    for (auto& [a, b] : k.swaps) kj["swaps"].push_back({a, b});
-    for (const Boundary& b : k.boundaries) {  // "value": the node of a value(EXPR) rule's expression
-      nlohmann::ordered_json bj = {{"field", b.field}, {"axes", boundaryAxes(k, b)}, {"rule", boundaryName(b.kind)}};
-      if (b.value != kNoNode) bj["value"] = b.value;
-      kj["boundaries"].push_back(bj);
-    }
+    if (!k.swaps.empty()) kj["swaps"] = swapsJson(k);
+    if (!k.boundaries.empty()) kj["boundaries"] = boundariesJson(k, true);  // "value": a value(EXPR) rule's node
     j["kernels"].push_back(kj);
   }
   os << j.dump(2) << "\n";

@@ -3,15 +3,19 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "dag/InterfaceJson.h"
 #include "driver/Driver.h"
 
 namespace stnc::driver {
 
 int infoMain(int argc, char** argv) {
   CLI::App app{"stnc info — print the stencils and groups of a .stn file as JSON:\n"
-               "  {\"stencils\": [{name, axes, type, inputs, outputs, inouts, params, halo, footprint}],\n"
-               "   \"groups\": [{name, members, inputs, outputs, inouts, params, halo}]}\n"
-               "halo is one entry per axis; footprint gives, per field read, the lowest and highest offset per axis.",
+               "  {\"stencils\": [{name, axes, type, inputs, outputs, inouts, params, halo, footprint,\n"
+               "                 regions, swaps, boundaries}],\n"
+               "   \"groups\": [{name, members, ... the same keys}]}\n"
+               "halo is one entry per axis; footprint gives, per field read, the lowest and highest offset per axis and\n"
+               "its distinct loads; regions [{name, lo, hi}] (along axis a: lo[a] <= x < n[a] + hi[a]); swaps [[a, b]]\n"
+               "(exchanged after each time step); boundaries [{field, rule, axes}]. Empty arrays where a stencil has none.",
                "stnc info"};
   Frontend fe;
   fe.stdlibDir = defaultStdlibDir(argv[0]);
@@ -49,6 +53,9 @@ int infoMain(int argc, char** argv) {
                      {"hi", std::vector<int>(f.hi.begin(), f.hi.begin() + k.rank())},
                      {"loads", f.accesses}};
     kj["footprint"] = fp;
+    kj["regions"] = dag::regionsJson(k);
+    kj["swaps"] = dag::swapsJson(k);
+    kj["boundaries"] = dag::boundariesJson(k, false);
     (k.isGroup ? j["groups"] : j["stencils"]).push_back(kj);
   }
   std::cout << j.dump(2) << "\n";
