@@ -85,6 +85,8 @@ TEST_CASE("f64 rings take tiles wider along the contiguous axis by in-plane reac
   CHECK(r4.blockY == 16);
   CHECK(r4.unroll == 4);  // one field, a queue of 9 doubles
   CHECK(r2.reason.find("block 64x6") != std::string::npos);
+  CHECK_MESSAGE(r2.reason.find("f64 rings of in-plane reach 2: 128-point rows (1024 bytes)") != std::string::npos, r2.reason);
+  CHECK(r4.reason.find("in-plane reach") == std::string::npos);  // the policy's 16x16 needs no note
 }
 
 TEST_CASE("kernels with more than two outputs keep one point per thread on 32x4 rings - 2-D kernels have no vectors") {
