@@ -21,21 +21,12 @@ namespace {
 
 using hypterm_bench::Fields;
 using hypterm_bench::Harness;
+using hypterm_bench::deriv;
 using hypterm_bench::real;
-constexpr real ALP = 4.0 / 5.0, BET = -1.0 / 5.0, GAM = 4.0 / 105.0, DEL = -1.0 / 280.0;
 constexpr int kOut = 5, kR = 4, kBX = 32, kCols = kBX + 2 * kR;
 // The ring's fields, each a (kBY + 8) x 40 box per plane: the five read along j and k, then qv (read along j
 // only: its 32 middle columns are copied) and qw (along k only: its kBY middle rows).
 enum { IMX, IMY, IMZ, IENE, QP, QV, QW, kNF };
-
-// D(f) as the workload writes it: ALP*(f[+1]-f[-1]) + BET*(...) + GAM*(...) + DEL*(...), left fold.
-template <typename F>
-__device__ __forceinline__ real deriv(F f) {
-  real s = ALP * (f(1) - f(-1));
-  s = s + BET * (f(2) - f(-2));
-  s = s + GAM * (f(3) - f(-3));
-  return s + DEL * (f(4) - f(-4));
-}
 
 // The flux product of output E along axis `Axis` (0: i with qu, 1: j with qv, 2: k with qw) at one point: the
 // axis' momentum for E = 0, else momentum_E * vel (+ qpres on the axis' own momentum), (cons_iene + qpres) * vel.

@@ -22,22 +22,13 @@ namespace {
 
 using hypterm_bench::Fields;
 using hypterm_bench::Harness;
+using hypterm_bench::deriv;
 using hypterm_bench::real;
-constexpr real ALP = 4.0 / 5.0, BET = -1.0 / 5.0, GAM = 4.0 / 105.0, DEL = -1.0 / 280.0;
 
 template <int Level>
 __device__ __forceinline__ void prefetchLine(const double* p) {
   if constexpr (Level == 1) asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
   else if constexpr (Level == 2) asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-}
-
-// D(f) as the workload writes it: ALP*(f[+1]-f[-1]) + BET*(...) + GAM*(...) + DEL*(...), left fold.
-template <typename F>
-__device__ __forceinline__ real deriv(F f) {
-  real s = ALP * (f(1) - f(-1));
-  s = s + BET * (f(2) - f(-2));
-  s = s + GAM * (f(3) - f(-3));
-  return s + DEL * (f(4) - f(-4));
 }
 
 // The five products along one axis at point q: the axis' momentum, then each momentum times the axis'
