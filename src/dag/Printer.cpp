@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <set>
 
 #include "dag/InterfaceJson.h"
 
@@ -62,20 +63,19 @@ std::string regionBounds(const Region& r, int rank) {
 
 // The nodes --emit=json lists: the live nodes of the equations and those of boundary value(EXPR) rules, in id order.
 std::vector<NodeId> printedNodes(const Context& ctx, const Kernel& k) {
-  std::vector<NodeId> ids = liveNodes(ctx, k);
+  const std::vector<NodeId> live = liveNodes(ctx, k);
+  std::set<NodeId> ids(live.begin(), live.end());
   std::vector<NodeId> todo;
   for (const Boundary& b : k.boundaries)
     if (b.value != kNoNode) todo.push_back(b.value);
   while (!todo.empty()) {
     const NodeId id = todo.back();
     todo.pop_back();
-    if (std::find(ids.begin(), ids.end(), id) != ids.end()) continue;
-    ids.push_back(id);
+    if (!ids.insert(id).second) continue;
     const Node& n = ctx.node(id);
     for (int i = 0; i < n.operandCount(); ++i) todo.push_back(n.operands[i]);
   }
-  std::sort(ids.begin(), ids.end());
-  return ids;
+  return std::vector<NodeId>(ids.begin(), ids.end());  // ascending ids
 }
 
 // "a" or "a @ inner": an output's field and, for a region equation, its region.
