@@ -669,7 +669,7 @@ dag::Kernel lowerStencil(Globals& g, const ast::StencilDecl& s) {
       for (auto& ax : b.axes) on |= ax.name == s.axes[a].name;
       if (on) r.axisMask |= 1u << a;
     }
-    if (b.value) {
+    if (b.value && r.kind == dag::BoundaryKind::Value) {  // another rule with an argument: reported by sema
       r.value = l.real(*b.value, nullptr, {});
       if (r.value != kNoNode) {
         // A boundary value is a scalar: consts and params only.

@@ -1,5 +1,6 @@
 #include "sema/CheckDecls.h"
 
+#include <algorithm>
 #include <set>
 
 #include "dag/Node.h"
@@ -149,8 +150,14 @@ class DeclChecker {
       }
       const std::string& r = b.rule.name;
       bool known = r == "periodic" || r == "clamp" || r == "mirror" || r == "value";
-      if (!known || (r == "value") != (b.value != nullptr))
+      if (!known || (r == "value") != (b.value != nullptr)) {
         diags_.report(DiagId::err_boundary_rule, b.rule.loc) << (known ? r + (b.value ? "(...)" : "") : r);
+        // `periodic(j)`: an axis written where only value(EXPR) takes an argument.
+        const bool axisArg = b.value && b.value->kind == ast::ExprKind::Name &&
+                             std::any_of(s.axes.begin(), s.axes.end(), [&](const ast::Named& a) { return a.name == b.value->name; });
+        if (known && r != "value" && axisArg)
+          diags_.report(DiagId::note_boundary_axes, b.value->loc) << r << b.field.name << b.value->name;
+      }
       std::vector<ast::Named> axes = b.axes;
       if (axes.empty()) axes = s.axes;
       for (auto& a : axes) {
