@@ -22,11 +22,20 @@ uint64_t bitsOf(double v) {
 
 const OpInfo& opInfo(Op op) { return kOps[static_cast<int>(op)]; }
 
+namespace {
+const std::pair<const char*, Op> kIntrinsics[] = {
+    {"abs", Op::Abs}, {"min", Op::Min},   {"max", Op::Max},     {"sqrt", Op::Sqrt},
+    {"exp", Op::Exp}, {"log", Op::Log},   {"pow", Op::Pow},     {"sin", Op::Sin},
+    {"cos", Op::Cos}, {"floor", Op::Floor}, {"ceil", Op::Ceil}};
+}  // namespace
+
+std::vector<std::string> intrinsicNames() {
+  std::vector<std::string> v;
+  for (auto& [n, o] : kIntrinsics) v.push_back(n);
+  return v;
+}
+
 bool intrinsicOp(const std::string& name, Op& op) {
-  static const std::pair<const char*, Op> kIntrinsics[] = {
-      {"abs", Op::Abs}, {"min", Op::Min},   {"max", Op::Max},     {"sqrt", Op::Sqrt},
-      {"exp", Op::Exp}, {"log", Op::Log},   {"pow", Op::Pow},     {"sin", Op::Sin},
-      {"cos", Op::Cos}, {"floor", Op::Floor}, {"ceil", Op::Ceil}};
   for (auto& [n, o] : kIntrinsics)
     if (name == n) {
       op = o;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace stnc::dag {
 
@@ -57,6 +58,8 @@ struct OpInfo {
 const OpInfo& opInfo(Op op);
 // Looks up an intrinsic function name (abs, min, ...); false when it is not one.
 bool intrinsicOp(const std::string& name, Op& op);
+// The intrinsic functions' names (abs, min, ..., ceil), for "did you mean" notes.
+std::vector<std::string> intrinsicNames();
 
 enum class NodeKind : uint8_t {
   Const,   // value

@@ -7,6 +7,7 @@
 
 #include "sema/ScheduleArgs.h"
 #include "support/Error.h"
+#include "support/Suggest.h"
 
 namespace stnc::lower {
 
@@ -258,7 +259,7 @@ class Lowerer {
     if (!s_ && (g_.syms.stencils.count(n) == 0)) {
       // In a global const, stencil-local names do not exist.
     }
-    g_.diags.report(DiagId::err_unknown_name, e.loc) << n;
+    reportUnknown(DiagId::err_unknown_name, e.loc, n, valueNames(env));
     return kNoNode;
   }
 
@@ -356,7 +357,7 @@ class Lowerer {
       g_.diags.report(DiagId::err_field_in_const, e.loc) << n;
       return kNoNode;
     }
-    g_.diags.report(DiagId::err_unknown_name, e.loc) << n;
+    reportUnknown(DiagId::err_unknown_name, e.loc, n, valueNames(env));
     return kNoNode;
   }
 
@@ -410,7 +411,9 @@ class Lowerer {
     }
     auto it = g_.syms.defs.find(n);
     if (it == g_.syms.defs.end()) {
-      g_.diags.report(DiagId::err_unknown_function, e.loc) << n;
+      std::vector<std::string> fns = dag::intrinsicNames();
+      for (auto& [name, d] : g_.syms.defs) fns.push_back(name);
+      reportUnknown(DiagId::err_unknown_function, e.loc, n, fns);
       return kNoNode;
     }
     const ast::DefDecl* d = it->second;
@@ -442,7 +445,9 @@ class Lowerer {
   bool offsetItems(const std::string& name, Loc loc, const Env* env, std::vector<OffsetItem>& out) {
     auto it = g_.syms.offsets.find(name);
     if (it == g_.syms.offsets.end()) {
-      g_.diags.report(DiagId::err_unknown_name, loc) << name;
+      std::vector<std::string> shapes;
+      for (auto& [n, d] : g_.syms.offsets) shapes.push_back(n);
+      reportUnknown(DiagId::err_unknown_name, loc, name, shapes);
       return false;
     }
     if (!s_) {
@@ -593,6 +598,26 @@ class Lowerer {
 
   Globals& g_;
   dag::Context& ctx_;
+  // The names a value may use here, for "did you mean" notes: the bindings in env (offset variables, def
+  // parameters), the stencil's fields, params and lets, and the global consts.
+  std::vector<std::string> valueNames(const Env* env) const {
+    std::vector<std::string> v;
+    for (const Env* e = env; e; e = e->parent)
+      for (auto& [n, b] : e->names) v.push_back(n);
+    for (auto& [n, r] : fieldRoles_) v.push_back(n);
+    v.insert(v.end(), params_.begin(), params_.end());
+    for (auto& [n, i] : lets_) v.push_back(n);
+    for (auto& [n, c] : g_.syms.consts) v.push_back(n);
+    return v;
+  }
+
+  // An unknown name's error, and a note naming the closest candidate when one is near.
+  void reportUnknown(DiagId id, Loc loc, const std::string& name, const std::vector<std::string>& candidates) {
+    g_.diags.report(id, loc) << name;
+    const std::vector<std::string> near = closestNames(name, candidates);
+    if (!near.empty()) g_.diags.report(DiagId::note_did_you_mean, loc) << quotedAlternatives(near);
+  }
+
   const ast::StencilDecl* s_;
   std::map<std::string, ast::FieldRole> fieldRoles_;
   std::set<std::string> params_;

@@ -5,6 +5,7 @@
 
 #include "dag/Node.h"
 #include "sema/ScheduleArgs.h"
+#include "support/Suggest.h"
 
 namespace stnc::sema {
 
@@ -104,11 +105,13 @@ class DeclChecker {
     for (auto& eq : s.equations) {
       if (!eq.region.name.empty() && !regions.count(eq.region.name)) {
         diags_.report(DiagId::err_unknown_region, eq.region.loc) << eq.region.name << s.id.name;
+        suggest(eq.region, {regions.begin(), regions.end()});
         continue;
       }
       auto it = fields.find(eq.target.name);
       if (it == fields.end()) {
         diags_.report(DiagId::err_assign_unknown, eq.target.loc) << eq.target.name;
+        suggest(eq.target, names(fields));
         continue;
       }
       if (it->second->role == ast::FieldRole::In) {
@@ -134,6 +137,7 @@ class DeclChecker {
       for (const ast::Named* n : {&sw.a, &sw.b}) {
         if (!fields.count(n->name)) {
           diags_.report(DiagId::err_swap_bad, n->loc) << n->name << "not a field of this stencil";
+          suggest(*n, names(fields));
           continue;
         }
         if (!swapped.insert(n->name).second) diags_.report(DiagId::err_swap_twice, n->loc) << n->name;
@@ -146,6 +150,7 @@ class DeclChecker {
       auto it = fields.find(b.field.name);
       if (it == fields.end() || it->second->role == ast::FieldRole::Out) {
         diags_.report(DiagId::err_boundary_field, b.field.loc) << b.field.name;
+        if (it == fields.end()) suggest(b.field, names(fields));
         continue;
       }
       const std::string& r = b.rule.name;
@@ -183,6 +188,7 @@ class DeclChecker {
       auto it = syms_.stencils.find(m.name);
       if (it == syms_.stencils.end()) {
         diags_.report(DiagId::err_group_member, m.loc) << m.name;
+        suggest(m, names(syms_.stencils));
         continue;
       }
       const ast::StencilDecl* s = it->second;
@@ -239,10 +245,27 @@ class DeclChecker {
       if (!checkSchedule(d)) continue;
       if (!syms_.stencils.count(d.kernel.name) && !syms_.groups.count(d.kernel.name)) {
         diags_.report(DiagId::err_schedule_kernel, d.kernel.loc) << d.kernel.name;
+        std::vector<std::string> kernels = names(syms_.stencils), groups = names(syms_.groups);
+        kernels.insert(kernels.end(), groups.begin(), groups.end());
+        suggest(d.kernel, kernels);
         continue;
       }
       claim(d.kernel.name, d);
     }
+  }
+
+  // The keys of a name-keyed map, for suggest().
+  template <typename M>
+  static std::vector<std::string> names(const M& m) {
+    std::vector<std::string> v;
+    for (auto& kv : m) v.push_back(kv.first);
+    return v;
+  }
+
+  // "did you mean ...?" under the error just reported for `wrong`, when a candidate is near.
+  void suggest(const ast::Named& wrong, const std::vector<std::string>& candidates) {
+    const std::vector<std::string> near = closestNames(wrong.name, candidates);
+    if (!near.empty()) diags_.report(DiagId::note_did_you_mean, wrong.loc) << quotedAlternatives(near);
   }
 
   DiagEngine& diags_;
