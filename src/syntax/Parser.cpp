@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cmath>
 #include <cstdlib>
+#include <regex>
 
 #include "StnLexer.h"
 #include "StnParser.h"
@@ -22,6 +23,12 @@ class ErrorCollector : public antlr4::BaseErrorListener {
                    std::exception_ptr) override {
     std::string m = msg;
     if (tok && tok->getType() == StnLexer::BAD_CHAR) m = "unexpected character '" + tok->getText() + "'";
+    // `v[i+1, j] = ...`: only an equation starts a statement with a name, and it writes its output in place.
+    static const std::regex indexedTarget("^no viable alternative at input '([A-Za-z_][A-Za-z_0-9]*)\\['$");
+    std::smatch mm;
+    if (std::regex_match(msg, mm, indexedTarget))
+      m = "an equation writes '" + mm[1].str() + "' at the point itself: write '" + mm[1].str() + " = ...'; offsets ('" +
+          mm[1].str() + "[...]') are for reads";
     diags_.report(DiagId::err_syntax, {file_, static_cast<uint32_t>(line), static_cast<uint32_t>(col + 1)}) << m;
     ++count;
   }
