@@ -186,13 +186,19 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
       // reach 4 keeps 16x16 (star25 at 64x4: 87.2 -> 92.2, at 64x8: 133.8). f32 kernels were not measured here.
       // At reach 1 a third plane in flight gains another 1-1.3 % there (star7_rt 76.7 -> 75.7, star7_c 77.3 -> 76.4,
       // cond_c 77.2 -> 76.3; at reach 2-4 it loses: star13_rt 78.5 -> 82.7, star19_rt 81.1 -> 85.9).
+      // Only where every part's rings still fit two blocks per SM with the queue heads in the rings: a kernel of
+      // several ring fields keeps 16x16 rather than fall back to global heads, narrower vectors or L1.
       if (k.type == dag::ElemType::F64 && inPlaneReach >= 1 && inPlaneReach <= 3) {
-        s.blockX = inPlaneReach <= 2 ? 64 : 32;
-        s.blockY = inPlaneReach == 1 ? 4 : inPlaneReach == 2 ? 6 : 8;
-        if (inPlaneReach == 1) s.prefetch = 3;
-        s.reason += "; f64 rings of in-plane reach " + std::to_string(inPlaneReach) + ": " + std::to_string(s.blockX * s.vec) + "-point rows (" +
-                    std::to_string(s.blockX * s.vec * 8) + " bytes)" + (inPlaneReach == 1 ? ", 3 planes in flight" : "") +
-                    " measured faster than 16x16 threads on the H200 (reach 4 keeps them)";
+        dag::Schedule wide = s;
+        wide.blockX = inPlaneReach <= 2 ? 64 : 32;
+        wide.blockY = inPlaneReach == 1 ? 4 : inPlaneReach == 2 ? 6 : 8;
+        if (inPlaneReach == 1) wide.prefetch = 3;
+        if (ringsFitEveryPart(ctx, k, wide)) {
+          s = wide;
+          s.reason += "; f64 rings of in-plane reach " + std::to_string(inPlaneReach) + ": " + std::to_string(s.blockX * s.vec) +
+                      "-point rows (" + std::to_string(s.blockX * s.vec * 8) + " bytes)" + (inPlaneReach == 1 ? ", 3 planes in flight" : "") +
+                      " measured faster than 16x16 threads on the H200 (reach 4 keeps them)";
+        }
       }
     }
     // Kernels of more than two outputs (the fused CNS hypterm: 5 outputs, 8 queued fields) get rings at 32x4

@@ -87,6 +87,14 @@ TEST_CASE("f64 rings take tiles wider along the contiguous axis by in-plane reac
   CHECK(r2.reason.find("block 64x6") != std::string::npos);
   CHECK_MESSAGE(r2.reason.find("f64 rings of in-plane reach 2: 128-point rows (1024 bytes)") != std::string::npos, r2.reason);
   CHECK(r4.reason.find("in-plane reach") == std::string::npos);  // the policy's 16x16 needs no note
+  // Three ring fields at reach 2: the wide tile's rings would need the queue heads from global memory, so 16x16 stays.
+  const dag::Schedule three = policy(
+      "stencil s(i, j, k) : f64 { in a, b, c; out v; v = a[i,j-2,k] + a[i,j+2,k] + a[i-2,j,k] + a[i+2,j,k] + b[i,j,k-2] + "
+      "b[i,j,k+2] + b[i-1,j,k] + b[i+1,j,k] + c[i,j+1,k] + c[i,j,k-1] + c[i+2,j,k] + c[i-2,j,k]; }");
+  CHECK(three.smem == 2);
+  CHECK(three.heads == 0);
+  CHECK(three.blockX == 16);
+  CHECK(three.blockY == 16);
 }
 
 TEST_CASE("kernels with more than two outputs keep one point per thread on 32x4 rings - 2-D kernels have no vectors") {
