@@ -68,11 +68,11 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
                  "statement in the source sets these for one kernel; options given here win over it")
       ->check(CLI::IsMember({"auto", "naive", "stream"}))
       ->capture_default_str();
-  app.add_option("--block", block, "CUDA thread block XxY over the two innermost axes (default 32x8)");
+  app.add_option("--block", block, "CUDA thread block XxY over the two innermost axes (default: the policy's per kernel, e.g. 32x8 naive, 16x16 for star rings, 64x4 for f64 rings of reach 1; --report shows it)");
   app.add_option("--chunk", fe.schedule.chunk, "stream: points of the first axis per block (default: from the SM count)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--prefetch", fe.schedule.prefetch, "stream: planes the register queues load ahead of use (more bytes in flight); with shared-memory rings: "
-                 "planes of cp.async copies in flight (default 2)")
+                 "planes of cp.async copies in flight (default 2; 3 for f64 rings of in-plane reach 1)")
       ->check(CLI::Range(0, 8));
   app.add_option("--fp-contract", fe.fpContract,
                  "off: every + - * rounds on its own (default; bit-identical to plain C++ loops); on: a*b+c with "
