@@ -1,6 +1,5 @@
 #include "dag/Printer.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>

@@ -411,8 +411,8 @@ class Lowerer {
     }
     auto it = g_.syms.defs.find(n);
     if (it == g_.syms.defs.end()) {
-      std::vector<std::string> fns = dag::intrinsicNames();
-      for (auto& [name, d] : g_.syms.defs) fns.push_back(name);
+      std::vector<std::string> fns = dag::intrinsicNames(), defs = keysOf(g_.syms.defs);
+      fns.insert(fns.end(), defs.begin(), defs.end());
       reportUnknown(DiagId::err_unknown_function, e.loc, n, fns);
       return kNoNode;
     }
@@ -445,9 +445,7 @@ class Lowerer {
   bool offsetItems(const std::string& name, Loc loc, const Env* env, std::vector<OffsetItem>& out) {
     auto it = g_.syms.offsets.find(name);
     if (it == g_.syms.offsets.end()) {
-      std::vector<std::string> shapes;
-      for (auto& [n, d] : g_.syms.offsets) shapes.push_back(n);
-      reportUnknown(DiagId::err_unknown_name, loc, name, shapes);
+      reportUnknown(DiagId::err_unknown_name, loc, name, keysOf(g_.syms.offsets));
       return false;
     }
     if (!s_) {
@@ -604,18 +602,16 @@ class Lowerer {
     std::vector<std::string> v;
     for (const Env* e = env; e; e = e->parent)
       for (auto& [n, b] : e->names) v.push_back(n);
-    for (auto& [n, r] : fieldRoles_) v.push_back(n);
-    v.insert(v.end(), params_.begin(), params_.end());
-    for (auto& [n, i] : lets_) v.push_back(n);
-    for (auto& [n, c] : g_.syms.consts) v.push_back(n);
+    const std::vector<std::string> params(params_.begin(), params_.end());
+    for (const std::vector<std::string>& names : {keysOf(fieldRoles_), params, keysOf(lets_), keysOf(g_.syms.consts)})
+      v.insert(v.end(), names.begin(), names.end());
     return v;
   }
 
   // An unknown name's error, and a note naming the closest candidate when one is near.
   void reportUnknown(DiagId id, Loc loc, const std::string& name, const std::vector<std::string>& candidates) {
     g_.diags.report(id, loc) << name;
-    const std::vector<std::string> near = closestNames(name, candidates);
-    if (!near.empty()) g_.diags.report(DiagId::note_did_you_mean, loc) << quotedAlternatives(near);
+    noteDidYouMean(g_.diags, loc, name, candidates);
   }
 
   const ast::StencilDecl* s_;

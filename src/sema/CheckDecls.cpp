@@ -111,7 +111,7 @@ class DeclChecker {
       auto it = fields.find(eq.target.name);
       if (it == fields.end()) {
         diags_.report(DiagId::err_assign_unknown, eq.target.loc) << eq.target.name;
-        suggest(eq.target, names(fields));
+        suggest(eq.target, keysOf(fields));
         continue;
       }
       if (it->second->role == ast::FieldRole::In) {
@@ -137,7 +137,7 @@ class DeclChecker {
       for (const ast::Named* n : {&sw.a, &sw.b}) {
         if (!fields.count(n->name)) {
           diags_.report(DiagId::err_swap_bad, n->loc) << n->name << "not a field of this stencil";
-          suggest(*n, names(fields));
+          suggest(*n, keysOf(fields));
           continue;
         }
         if (!swapped.insert(n->name).second) diags_.report(DiagId::err_swap_twice, n->loc) << n->name;
@@ -150,7 +150,7 @@ class DeclChecker {
       auto it = fields.find(b.field.name);
       if (it == fields.end() || it->second->role == ast::FieldRole::Out) {
         diags_.report(DiagId::err_boundary_field, b.field.loc) << b.field.name;
-        if (it == fields.end()) suggest(b.field, names(fields));
+        if (it == fields.end()) suggest(b.field, keysOf(fields));
         continue;
       }
       const std::string& r = b.rule.name;
@@ -188,7 +188,7 @@ class DeclChecker {
       auto it = syms_.stencils.find(m.name);
       if (it == syms_.stencils.end()) {
         diags_.report(DiagId::err_group_member, m.loc) << m.name;
-        suggest(m, names(syms_.stencils));
+        suggest(m, keysOf(syms_.stencils));
         continue;
       }
       const ast::StencilDecl* s = it->second;
@@ -245,7 +245,7 @@ class DeclChecker {
       if (!checkSchedule(d)) continue;
       if (!syms_.stencils.count(d.kernel.name) && !syms_.groups.count(d.kernel.name)) {
         diags_.report(DiagId::err_schedule_kernel, d.kernel.loc) << d.kernel.name;
-        std::vector<std::string> kernels = names(syms_.stencils), groups = names(syms_.groups);
+        std::vector<std::string> kernels = keysOf(syms_.stencils), groups = keysOf(syms_.groups);
         kernels.insert(kernels.end(), groups.begin(), groups.end());
         suggest(d.kernel, kernels);
         continue;
@@ -254,18 +254,9 @@ class DeclChecker {
     }
   }
 
-  // The keys of a name-keyed map, for suggest().
-  template <typename M>
-  static std::vector<std::string> names(const M& m) {
-    std::vector<std::string> v;
-    for (auto& kv : m) v.push_back(kv.first);
-    return v;
-  }
-
   // "did you mean ...?" under the error just reported for `wrong`, when a candidate is near.
   void suggest(const ast::Named& wrong, const std::vector<std::string>& candidates) {
-    const std::vector<std::string> near = closestNames(wrong.name, candidates);
-    if (!near.empty()) diags_.report(DiagId::note_did_you_mean, wrong.loc) << quotedAlternatives(near);
+    noteDidYouMean(diags_, wrong.loc, wrong.name, candidates);
   }
 
   DiagEngine& diags_;

@@ -5,7 +5,7 @@
 namespace stnc {
 
 size_t editDistance(const std::string& a, const std::string& b) {
-  // d[i][j]: distance of a's first i characters to b's first j; three rows suffice for the swap case.
+  // d[i][j]: distance of a's first i characters to b's first j (names are short: the whole table is kept).
   std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
   for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
   for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
@@ -36,6 +36,11 @@ std::string quotedAlternatives(const std::vector<std::string>& names) {
   for (size_t i = 0; i < names.size(); ++i)
     s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + ("'" + names[i] + "'");
   return s;
+}
+
+void noteDidYouMean(DiagEngine& diags, Loc loc, const std::string& name, const std::vector<std::string>& candidates) {
+  const std::vector<std::string> near = closestNames(name, candidates);
+  if (!near.empty()) diags.report(DiagId::note_did_you_mean, loc) << quotedAlternatives(near);
 }
 
 }  // namespace stnc

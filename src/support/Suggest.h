@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "support/Diagnostics.h"
+
 namespace stnc {
 
 // Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of two neighbouring
@@ -15,5 +17,17 @@ std::vector<std::string> closestNames(const std::string& typo, const std::vector
 
 // "'a'", "'a' or 'b'", "'a', 'b' or 'c'".
 std::string quotedAlternatives(const std::vector<std::string>& names);
+
+// The note "did you mean 'a' or 'b'?" at loc, under the error just reported for `name`, when candidates
+// has names near it; nothing otherwise.
+void noteDidYouMean(DiagEngine& diags, Loc loc, const std::string& name, const std::vector<std::string>& candidates);
+
+// The keys of a map keyed by name (the symbol tables), as candidates.
+template <typename M>
+std::vector<std::string> keysOf(const M& m) {
+  std::vector<std::string> v;
+  for (const auto& kv : m) v.push_back(kv.first);
+  return v;
+}
 
 }  // namespace stnc
