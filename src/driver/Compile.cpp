@@ -68,11 +68,11 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
                  "statement in the source sets these for one kernel; options given here win over it")
       ->check(CLI::IsMember({"auto", "naive", "stream"}))
       ->capture_default_str();
-  app.add_option("--block", block, "CUDA thread block XxY over the two innermost axes (default: the policy's per kernel, e.g. 32x8 naive, 16x16 for star rings, 64x4 for f64 rings of reach 1; --report shows it)");
+  app.add_option("--block", block, "CUDA thread block XxY over the two innermost axes (default: the policy's per kernel, e.g. 32x8 naive, 16x16 for rings of reach 4, 64x4 for f64 rings of reach 1, 32x8 for f32 rings of reach 1-3; --report shows it)");
   app.add_option("--chunk", fe.schedule.chunk, "stream: points of the first axis per block (default: from the SM count)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--prefetch", fe.schedule.prefetch, "stream: planes the register queues load ahead of use (more bytes in flight); with shared-memory rings: "
-                 "planes of cp.async copies in flight (default 2; 3 for f64 rings of in-plane reach 1)")
+                 "planes of cp.async copies in flight (default 2; 3 for f64 rings of in-plane reach 1 and f32 rings of reach 1-3)")
       ->check(CLI::Range(0, 8));
   app.add_option("--fp-contract", fe.fpContract,
                  "off: every + - * rounds on its own (default; bit-identical to plain C++ loops); on: a*b+c with "
@@ -115,7 +115,7 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
             "(one thread issues one cp.async.bulk.tensor per field and plane against a tensor map the launcher encodes "
             "for the box; the copies complete on an mbarrier) instead of every thread issuing 16-byte cp.async copies; "
             "auto: the policy (on where the launch cuts few tile columns into one wave of long chunks and the first-axis reach "
-            "is 3 or more: the 19- and 25-point stars; and, for a region kernel's default part, a second kernel for the boxes "
+            "is 2 or more: the 13-, 19- and 25-point stars; and, for a region kernel's default part, a second kernel for the boxes "
             "left around the regions that are thin along the first or second axis and two tiles wide or more, such as PML faces; "
             "off elsewhere); off: never");
   app.add_option("--queue-heads", fe.schedule.queueHeads,

@@ -183,21 +183,28 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
       // bench/results/2026-12-02-s22-wide-tiles.md, 256^3, median of 30, each repeated): reach 1 at 64x4 threads
       // (a 128x4 tile; star7_rt 78.3 -> 76.5 us, star7_c 78.9 -> 77.6, cond_rt 77.7 -> 77.0, cond_c 78.3 -> 76.6),
       // reach 2 at 64x6 (star13_rt 80.7 -> 78.3, star13_c 80.6 -> 77.6), reach 3 at 32x8 (star19_rt 82.3 -> 81.0);
-      // reach 4 keeps 16x16 (star25 at 64x4: 87.2 -> 92.2, at 64x8: 133.8). f32 kernels were not measured here.
+      // reach 4 keeps 16x16 (star25 at 64x4: 87.2 -> 92.2, at 64x8: 133.8); at 512^3 (session 23, bench/tiles/run.sh)
+      // star7/13/19 f64 gain 3.1/2.7/0.6 % over 16x16 too.
       // At reach 1 a third plane in flight gains another 1-1.3 % there (star7_rt 76.7 -> 75.7, star7_c 77.3 -> 76.4,
       // cond_c 77.2 -> 76.3; at reach 2-4 it loses: star13_rt 78.5 -> 82.7, star19_rt 81.1 -> 85.9).
+      // f32 rings of reach 1-3 (session 23, bench/results/2026-12-02-s23-f32-tiles.md, 512^3 f32, median of 20):
+      // 32x8 threads of 4 points (128-point rows, 512 bytes) with 3 planes in flight: star7 0.322 -> 0.311 ms,
+      // star13 0.342 -> 0.311, star19 0.427 -> 0.392 (64x4 / 64x6 tie at reach 1 and lose at 2-3; 3 planes lose for
+      // f64 but win for f32, whose planes are half the bytes); reach 4 keeps 16x16 (star25 f32 at 32x8: +2.7 %).
       // Only where every part's rings still fit two blocks per SM with the queue heads in the rings: a kernel of
       // several ring fields keeps 16x16 rather than fall back to global heads, narrower vectors or L1.
-      if (k.type == dag::ElemType::F64 && inPlaneReach >= 1 && inPlaneReach <= 3) {
+      if (inPlaneReach >= 1 && inPlaneReach <= 3) {
+        const bool f64 = k.type == dag::ElemType::F64;
         dag::Schedule wide = s;
-        wide.blockX = inPlaneReach <= 2 ? 64 : 32;
-        wide.blockY = inPlaneReach == 1 ? 4 : inPlaneReach == 2 ? 6 : 8;
-        if (inPlaneReach == 1) wide.prefetch = 3;
+        wide.blockX = !f64 ? 32 : inPlaneReach <= 2 ? 64 : 32;
+        wide.blockY = !f64 ? 8 : inPlaneReach == 1 ? 4 : inPlaneReach == 2 ? 6 : 8;
+        if (inPlaneReach == 1 || !f64) wide.prefetch = 3;
+        const long rowBytes = static_cast<long>(wide.blockX) * wide.vec * static_cast<long>(dag::elemSize(k.type));
         if (ringsFitEveryPart(ctx, k, wide)) {
           s = wide;
-          s.reason += "; f64 rings of in-plane reach " + std::to_string(inPlaneReach) + ": " + std::to_string(s.blockX * s.vec) +
-                      "-point rows (" + std::to_string(s.blockX * s.vec * 8) + " bytes)" + (inPlaneReach == 1 ? ", 3 planes in flight" : "") +
-                      " measured faster than 16x16 threads on the H200 (reach 4 keeps them)";
+          s.reason += std::string("; ") + dag::elemTypeName(k.type) + " rings of in-plane reach " + std::to_string(inPlaneReach) + ": " +
+                      std::to_string(s.blockX * s.vec) + "-point rows (" + std::to_string(rowBytes) + " bytes)" +
+                      (s.prefetch == 3 ? ", 3 planes in flight" : "") + " measured faster than 16x16 threads on the H200 (reach 4 keeps them)";
         }
       }
     }
@@ -277,20 +284,22 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   if (o.tma != "auto") s.tma = o.tma == "on" ? 1 : 0;
   if (s.strategy != dag::Strategy::Stream) s.smem = 0;
   // The tensor memory accelerator fills the rings where a wave of long chunks is taken and the dim-0 reach is
-  // 3 or more (session 14, bench/results/2026-12-01-s14-chunks.md §4, 256^3 f64): star19 85.3 -> 82.8 us,
-  // star25_c 89.7 -> 86.1, star25_rt 92.4 -> 87.4; radius 1 loses (star7 78.3 -> 80.2), star13 and iso3dfd tie,
-  // and kernels of short chunks lost before (the acoustic inner region +2.5 %, hypterm +9 %; session 13).
+  // 2 or more (session 14, bench/results/2026-12-01-s14-chunks.md §4, 256^3 f64): star19 85.3 -> 82.8 us,
+  // star25_c 89.7 -> 86.1, star25_rt 92.4 -> 87.4; radius 1 loses (star7 78.3 -> 80.2), star13 and iso3dfd tied
+  // then; star13 on its 64x6 tile gains 1.1-1.5 % in three calls (sessions 22-23: 78.1 -> 77.0-77.2 us, _c
+  // 77.6-77.9 -> 76.8-77.2; bench/results/2026-12-02-s23-f32-tiles.md); kernels of short chunks lost before (the
+  // acoustic inner region +2.5 %, hypterm +9 %; session 13).
   if (o.tma == "auto" && o.smVersion >= 90 && s.strategy == dag::Strategy::Stream && s.smem != 0 && !s.tma) {
     dag::Schedule t = s;
     t.tma = 1;
     bool pays = true;
     for (int part : dag::kernelParts(k)) {
       const SmemPlan sp = planSmem(ctx, k, part, t);
-      pays = pays && sp.ok && sp.tma && sp.longChunks && sp.reach >= 3;
+      pays = pays && sp.ok && sp.tma && sp.longChunks && sp.reach >= 2;
     }
     if (pays) {
       s.tma = 1;
-      s.reason += "; tiles copied by the tensor memory accelerator (dim-0 reach 3 or more over rings of long chunks)";
+      s.reason += "; tiles copied by the tensor memory accelerator (dim-0 reach 2 or more over rings of long chunks)";
     }
   }
   const TemporalPlan t = planTemporal(ctx, k);
@@ -334,6 +343,22 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
     o.chunk = 0;
     c.push_back(o);
   };
+  // The policy's own schedule with other chunk lengths and with the tensor memory accelerator on and off (the
+  // policy's rules for both are per class; per kernel they are measured here): box27_c 80.5-81.1 -> 76.0-77.0 us at
+  // 128-plane chunks, where box27_rt loses 16-21 % and star13 30 % (sessions 22-23,
+  // bench/results/2026-12-02-s23-f32-tiles.md). A candidate equal to the policy's choice is skipped.
+  for (int chunk : {64, 128}) {
+    ScheduleOverride o = base;
+    if (o.chunk > 0) break;  // the user's chunk stays
+    o.chunk = chunk;
+    c.push_back(o);
+  }
+  for (const char* tma : {"on", "off"}) {
+    ScheduleOverride o = base;
+    if (o.tma != "auto") break;  // the user's choice stays
+    o.tma = tma;
+    c.push_back(o);
+  }
   add("naive", 32, 8, 1, 0, 1);
   add("stream", 32, 16, 1, 0, 1);
   add("stream", 32, 8, 1, 0, 1);

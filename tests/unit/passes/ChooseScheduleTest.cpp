@@ -44,13 +44,15 @@ TEST_CASE("a 3-D star streams its planes through shared memory, 16-byte vectors 
   CHECK(box.vec == 2);
   CHECK(box.blockY == 8);  // 256 threads: up to 255 registers for the tile's queues
   CHECK(box.unroll == 2);
-  // f32: four points per 16-byte vector.
+  // f32: four points per 16-byte vector; reach 1: 32x8 threads (128-point rows, session 23), 3 planes in flight.
   dag::Schedule f32 = policy("stencil s(i, j, k) : f32 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k] + u[i,j,k+1]; }");
   CHECK(f32.vec == 4);
   CHECK(f32.smem == 2);
-  CHECK(f32.blockX == 16);  // f32 keeps 16x16 threads (the wide f64 tiles were not measured for f32)
-  CHECK(f32.blockY == 16);
-  CHECK(f32.prefetch == 2);
+  CHECK(f32.blockX == 32);
+  CHECK(f32.blockY == 8);
+  CHECK(f32.prefetch == 3);
+  CHECK_MESSAGE(f32.reason.find("f32 rings of in-plane reach 1: 128-point rows (512 bytes), 3 planes in flight") != std::string::npos,
+                f32.reason);
   // --smem=off: the L1 policy (f32 pairs, 32x16 blocks while the queues are small).
   passes::ScheduleOverride off;
   off.smem = "off";
@@ -62,9 +64,9 @@ TEST_CASE("a 3-D star streams its planes through shared memory, 16-byte vectors 
   CHECK(l1.prefetch == 0);
 }
 
-TEST_CASE("f64 rings take tiles wider along the contiguous axis by in-plane reach - reach 4 keeps 16x16") {
+TEST_CASE("rings take tiles wider along the contiguous axis by in-plane reach and type - reach 4 keeps 16x16") {
   // The 7/13/19/25-point stars of the suite: reach r along j and k (and i).
-  auto star = [](int r) {
+  auto star = [](int r, const char* type = "f64") {
     std::string e = "0.0";
     for (int d = 1; d <= r; ++d)
       for (const char* f : {"u[i-%d,j,k]", "u[i+%d,j,k]", "u[i,j-%d,k]", "u[i,j+%d,k]", "u[i,j,k-%d]", "u[i,j,k+%d]"}) {
@@ -72,9 +74,21 @@ TEST_CASE("f64 rings take tiles wider along the contiguous axis by in-plane reac
         std::snprintf(buf, sizeof buf, f, d);
         e += std::string(" + ") + buf;
       }
-    return "stencil s(i, j, k) : f64 { in u; out v; v = " + e + "; }";
+    return std::string("stencil s(i, j, k) : ") + type + " { in u; out v; v = " + e + "; }";
   };
   const dag::Schedule r2 = policy(star(2).c_str()), r3 = policy(star(3).c_str()), r4 = policy(star(4).c_str());
+  // f32 (session 23): 32x8 threads of 4 points and 3 planes in flight at reach 1-3, 16x16 and 2 at reach 4.
+  for (int r = 1; r <= 3; ++r) {
+    const dag::Schedule f = policy(star(r, "f32").c_str());
+    CHECK(f.blockX == 32);
+    CHECK(f.blockY == 8);
+    CHECK(f.vec == 4);
+    CHECK(f.prefetch == 3);
+  }
+  const dag::Schedule f4 = policy(star(4, "f32").c_str());
+  CHECK(f4.blockX == 16);
+  CHECK(f4.blockY == 16);
+  CHECK(f4.prefetch == 2);
   CHECK(r2.smem == 2);
   CHECK(r2.blockX == 64);
   CHECK(r2.blockY == 6);
@@ -222,6 +236,22 @@ TEST_CASE("autotune candidates: the policy first, naive and stream variants, FMA
   CHECK(prefetch);
   CHECK(ringRows);  // rings of several rows per thread
   CHECK(globalHeads);
+  // The policy's own schedule (strategy auto) at other chunk lengths and with the tensor memory accelerator toggled.
+  int policyChunks = 0, policyTma = 0;
+  for (const auto& o : c) {
+    policyChunks += o.strategy == "auto" && o.chunk == 128 && o.blockX == 0 && o.tma == "auto";
+    policyTma += o.strategy == "auto" && o.chunk == 0 && (o.tma == "on" || o.tma == "off");
+  }
+  CHECK(policyChunks == 1);
+  CHECK(policyTma == 2);
+  passes::ScheduleOverride forced = base;  // what the user forced is not varied
+  forced.chunk = 32;
+  forced.tma = "off";
+  for (const auto& o : passes::scheduleCandidates(forced)) {
+    if (o.strategy != "auto") continue;
+    CHECK(o.chunk == 32);
+    CHECK(o.tma == "off");
+  }
   // A stream candidate applied to a 2-D stencil falls back to naive.
   dag::Schedule s = policy("stencil s(i, j) : f64 { in u; out v; v = u[i-1,j] + u[i+1,j]; }", c.back());
   CHECK(s.strategy == dag::Strategy::Naive);
@@ -252,11 +282,11 @@ TEST_CASE("f64 rings reading one field along a 9-plane queue (star25) unroll the
   std::string f32 = star(4);
   f32.replace(f32.find("f64"), 3, "f32");
   CHECK(policy(f32.c_str()).unroll == 1);
-  // Ring tiles by the tensor memory accelerator (session 14): radius 3 and 4 over one field take long chunks.
+  // Ring tiles by the tensor memory accelerator (sessions 14, 23): radius 2-4 over one field take long chunks.
   CHECK(s25.tma == 1);
   CHECK(s19.tma == 1);
   CHECK(s25.reason.find("tensor memory accelerator") != std::string::npos);
-  CHECK(policy(star(2).c_str()).tma == 0);  // radius 2: a tie, measured
+  CHECK(policy(star(2).c_str()).tma == 1);  // radius 2: 1.1-1.5 % on its 64x6 tile (sessions 22-23)
   CHECK(policy(star(1).c_str()).tma == 0);  // radius 1: slower, measured
   passes::ScheduleOverride ampere;
   ampere.smVersion = passes::smVersionOf("sm_80");  // --arch sm_80: no tensor memory accelerator
