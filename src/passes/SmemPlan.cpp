@@ -96,6 +96,12 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
   const long reaching = std::count_if(plan.rings.begin(), plan.rings.end(), [](const SmemRing& r) { return r.amax > r.amin; });
   plan.longChunks = plan.reach >= 2 && 2 * reaching >= static_cast<long>(plan.rings.size());
   plan.maxChunk = 2 * queuedFields <= readFields ? 32 : 64;
+  // One field over rings of dim-0 reach 1-2 (the 7- and 13-point stars): the shortest chunks, 8 x the reach. With the
+  // banded launch order a chunk's re-read planes come from L2, and short chunks keep neighbouring tile columns in step
+  // (session 23, bench/results/2026-12-02-s23-f32-tiles.md §4, 512^3: star7 f64 0.654 -> 0.582 ms, star13 f64
+  // 0.650 -> 0.613, star7 f32 0.311 -> 0.288, star13 f32 a tie; at 256^3 star7 already ran 8-plane chunks, 16 lost).
+  plan.shortChunks = readFields == 1 && plan.reach <= 2;
+  if (plan.shortChunks) plan.maxChunk = 8L * plan.reach;
   const long budget = s.smem == 2 ? kSmemAutoBudget : kSmemBudget;
   if (plan.bytes > budget) {
     plan.why = std::to_string(plan.bytes / 1024) + " KiB of shared memory per block exceeds the " + std::to_string(budget / 1024) +

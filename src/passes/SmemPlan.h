@@ -59,7 +59,8 @@ struct SmemPlan {
                          // the part reads are queued along dim 0 (a chunk's prologue re-reads little, and with the
                          // banded launch order that comes from L2: shorter chunks balance the SMs; the acoustic
                          // inner region 1824 -> 1784 us, hypterm, six queues of eight fields, 737 -> 750 us at 32;
-                         // bench/results/2026-12-01-s15-slab-tma.md), else 64
+                         // bench/results/2026-12-01-s15-slab-tma.md), else 64; 8 x the reach where shortChunks
+  bool shortChunks = false;  // one field read, dim-0 reach 1-2 (7/13-point stars): chunks of 8 x the reach (session 23)
 };
 
 // Blocks whose rings exceed this are not built with shared memory (the part keeps L1 loads):

@@ -137,7 +137,8 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
            ") != cudaSuccess || occ_ <= 0)) occ_ = " + std::to_string(sp->blocksPerSm) + ";  // (the rings alone allow that many)");
     p.line(std::string("// ") + (sp->longChunks ? "One wave of long chunks for few columns, else ~8" : "About 8") + " waves of chunks of " +
            std::to_string(8 * sp->reach) + " (8 x the dim-0 reach " + std::to_string(sp->reach) + ") .. " + std::to_string(sp->maxChunk) +
-           " planes" + (sp->maxChunk < 64 ? " (few queued fields: short prologues)" : "") + ": stnc_rt::ringChunk.");
+           " planes" + (sp->shortChunks ? " (one field, reach 1-2: the shortest chunks keep tile columns in step, measured)"
+                                : sp->maxChunk < 64 ? " (few queued fields: short prologues)" : "") + ": stnc_rt::ringChunk.");
     p.line("long chunk_ = kChunk > 0 ? kChunk : stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, " +
            std::to_string(8 * sp->reach) + "L, " + (sp->longChunks ? "true" : "false") + ", " + std::to_string(sp->maxChunk) + "L);");
   } else {

@@ -102,7 +102,9 @@ STNC_HD inline long alignDown(long x, long w) { return x - ((x % w) + w) % w; }
 // - Many columns: about 8 waves of resident blocks (shorter chunks balance the SMs, longer ones amortise the
 //   prologue), within minChunk .. maxChunk planes: 64 where many fields are queued (hypterm 750 -> 737 us at 64
 //   than 32), 32 where a chunk's prologue re-reads little (SmemPlan::maxChunk: the acoustic inner region 1824 ->
-//   1784 us, bench/results/2026-12-01-s15-slab-tma.md; before the banded order 64 had won there, 2053 -> 2002 us).
+//   1784 us, bench/results/2026-12-01-s15-slab-tma.md; before the banded order 64 had won there, 2053 -> 2002 us),
+//   8 x the reach for one field of dim-0 reach 1-2 (SmemPlan::shortChunks; star7 f64 at 512^3 0.654 -> 0.582 ms,
+//   bench/results/2026-12-02-s23-f32-tiles.md §4).
 inline long ringChunk(long nx, long cols, int occupancy, int threads, int sms, long minChunk, bool oneWave, long maxChunk = 64) {
   if (nx < 1) return 1;
   const long lo = nx < minChunk ? nx : minChunk;

@@ -95,8 +95,8 @@ TEST_CASE("ring kernels of a radius-1 star keep short chunks: at least 8 planes"
   REQUIRE_MESSAGE(c->module, c->diagText());
   CHECK(test::kernelOf(*c, "s").schedule.smem == 2);
   const std::string cu = test::generateAll(*c->module).at(".cu");
-  // Its one field is queued: the many-columns rule keeps chunks of up to 64 planes.
-  CHECK(cu.find("stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, 8L, false, 64L)") != std::string::npos);
+  // One field of reach 1: the many-columns rule takes chunks of 8 planes, no longer (session 23).
+  CHECK(cu.find("stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, 8L, false, 8L)") != std::string::npos);
 }
 
 TEST_CASE("ring kernels of a radius-2 star over one field: a wave of long chunks when the columns are few") {
@@ -107,7 +107,7 @@ TEST_CASE("ring kernels of a radius-2 star over one field: a wave of long chunks
   CHECK(test::kernelOf(*c, "s").schedule.smem == 2);
   const std::string cu = test::generateAll(*c->module).at(".cu");
   CHECK(cu.find("One wave of long chunks for few columns") != std::string::npos);
-  CHECK(cu.find("stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, 16L, true, 64L)") != std::string::npos);
+  CHECK(cu.find("stnc_rt::ringChunk(nx_, gx_ * gy_, occ_, kBlockX * kBlockY, sms_, 16L, true, 16L)") != std::string::npos);
 }
 
 TEST_CASE("ring kernels of several rows per thread: the block's first row, each row's queue guarded by the allocation, its store by the box") {

@@ -75,15 +75,17 @@ TEST_CASE("acoustic f32, 16x16 threads of 4 points: the radius-4 field's tile an
   CHECK(sp.maxChunk == 32);
 }
 
-TEST_CASE("the many-columns rule's longest chunk: 32 planes where at most half the fields read are queued, else 64") {
+TEST_CASE("the many-columns rule's longest chunk: 8 x the reach for one field of reach 1-2, 32 where at most half the fields read are queued, else 64") {
   auto plan = [](const char* src) {
     Planned p = schedule(src, "16x16", 2);
     const passes::SmemPlan sp = passes::planSmem(p.c->module->ctx, p.k, -1);
     REQUIRE_MESSAGE(sp.ok, sp.why);
     return sp.maxChunk;
   };
-  // One field, queued: 64.
-  CHECK(plan("stencil s(i, j, k) : f64 { in u; out w; w = u[i-1,j,k] + u[i+1,j,k] + u[i,j-1,k] + u; }") == 64);
+  // One field, queued, dim-0 reach 1 / 2: 8 / 16 planes (session 23); reach 3: 64.
+  CHECK(plan("stencil s(i, j, k) : f64 { in u; out w; w = u[i-1,j,k] + u[i+1,j,k] + u[i,j-1,k] + u; }") == 8);
+  CHECK(plan("stencil s(i, j, k) : f32 { in u; out w; w = u[i-2,j,k] + u[i+2,j,k] + u[i,j-1,k] + u; }") == 16);
+  CHECK(plan("stencil s(i, j, k) : f64 { in u; out w; w = u[i-3,j,k] + u[i+3,j,k] + u[i,j-1,k] + u; }") == 64);
   // One queued of two (half): 32; two queued of three: 64.
   CHECK(plan("stencil s(i, j, k) : f64 { in u, c; out w; w = c * (u[i-3,j,k] + u[i+3,j,k] + u[i,j+3,k] + u); }") == 32);
   CHECK(plan("stencil s(i, j, k) : f64 { in u, q, c; out w; w = c * (u[i-1,j,k] + u[i+1,j,k] + q[i-1,j,k] + q[i+1,j,k]); }") == 64);
