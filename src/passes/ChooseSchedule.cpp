@@ -345,7 +345,7 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
   };
   // The policy's own schedule with other chunk lengths and with the tensor memory accelerator on and off (the
   // policy's rules for both are per class; per kernel they are measured here): box27_c 80.5-81.1 -> 76.0-77.0 us at
-  // 128-plane chunks, where box27_rt loses 16-21 % and star13 30 % (sessions 22-23,
+  // 128-plane chunks, where box27_rt loses 16-21 % and star13 20 % (sessions 22-23,
   // bench/results/2026-12-02-s23-f32-tiles.md). A candidate equal to the policy's choice is skipped.
   for (int chunk : {64, 128}) {
     ScheduleOverride o = base;
