@@ -431,8 +431,10 @@ void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     if (kk.schedule.strategy != dag::Strategy::Naive)
       p.line("constexpr long kChunk = " + std::to_string(kk.schedule.chunk) + ";  // points of dim 0 per block; 0 = sized at launch");
   };
-  constants(k);
-  for (int part : dag::kernelParts(k)) {
+  const std::vector<int> parts = dag::kernelParts(k);
+  // The kernel's own constants, unless every part has a schedule (and constants) of its own.
+  if (std::any_of(parts.begin(), parts.end(), [&](int part) { return !k.partSchedules.count(part); })) constants(k);
+  for (int part : parts) {
     if (part >= 0) p.line("// region " + k.regions[part].name);
     if (!k.partSchedules.count(part)) {
       if (k.schedule.strategy == dag::Strategy::SumFactor) emitSumFactor(p, m, k, part);

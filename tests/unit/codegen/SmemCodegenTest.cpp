@@ -241,3 +241,33 @@ TEST_CASE("no slab kernel without regions, with --tma=off or on, or below sm_90"
   CHECK(plain(test::kAcousticShell, ampere));
   CHECK(plain("stencil s(i, j, k) : f32 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k] + u[i,j,k-1] + u[i,j,k+1]; }", {}));
 }
+
+TEST_CASE("a kernel whose every part has a schedule of its own declares no constants of the kernel's (nvcc -Werror: unused)") {
+  // tests/gpu/ownparts.stn's shape: the region's five rings do not fit at 4 points per thread (it narrows to 2),
+  // the default part fits but its slab boxes take the tensor memory accelerator: both parts have own schedules.
+  auto c = test::compileText("import \"fd.stn\";\n"
+                             "stencil s(i, j, k) : f32 { in u, roc2, eta; inout v, phi; region d = [4:-4, 4:-4, 4:-4];\n"
+                             "  v @ d = ((2.0 + 2.0 * eta - eta * eta) * u - v + roc2 * (lap8(u) + phi)) / (1.0 + 2.0 * eta);\n"
+                             "  phi @ d = (phi - (dx2(eta) * dx2(u) + dy2(eta) * dy2(u) + dz2(eta) * dz2(u))) / (1.0 + eta);\n"
+                             "  v = 2.0 * u - v + roc2 * lap8(u); }");
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  const dag::Kernel& k = test::kernelOf(*c, "s");
+  REQUIRE(k.partSchedules.count(-1) == 1);
+  REQUIRE(k.partSchedules.count(0) == 1);
+  CHECK(k.scheduleOf(0).vec == 2);
+  CHECK(k.scheduleOf(-1).tma == 2);
+  const std::string cu = test::generateAll(*c->module).at(".cu");
+  const size_t ns = cu.find("namespace stn::s {");
+  REQUIRE(ns != std::string::npos);
+  // The first constants after the kernel's namespace opens are those of a part's namespace, not the kernel's.
+  const size_t firstBlockX = cu.find("constexpr int kBlockX = ", ns);
+  const size_t firstPart = cu.find("namespace default_part {", ns);
+  REQUIRE(firstBlockX != std::string::npos);
+  REQUIRE(firstPart != std::string::npos);
+  CHECK(firstPart < firstBlockX);
+  CHECK(cu.find("namespace region_d {", ns) != std::string::npos);
+  // Each part declares its own: two in all.
+  size_t n = 0;
+  for (size_t at = cu.find("constexpr int kBlockX = ", ns); at != std::string::npos; at = cu.find("constexpr int kBlockX = ", at + 1)) ++n;
+  CHECK(n == 2);
+}
