@@ -10,6 +10,8 @@
 #   4. peers.py times PyTorch conv3d (stars, boxes) and the Triton acoustic kernel,
 #   5. report.py writes $OUT/bench-STAMP.{md,json,png,log} and prints the Markdown table last.
 # --quick: 128^3 (f64) and 400^3 (acoustic) grids instead of 256^3 and 800^3, 20 timed sweeps.
+# --n N / --na N: the f64 workloads' grid N^3 / the acoustic rows' grid N^3 (after --quick's), e.g. --n 512: rules
+#   tuned at 256^3 checked where the arrays are 8x the L2 (session 23: a chunk rule 11 % off at 512^3).
 # --autotune: first `stnc --autotune` every workload (schedules timed on this GPU, saved as
 #   FILE.schedules.json next to the generated code and copied to $OUT), then benchmark those.
 # Environment: OUT (default ./bench-results), STNC (default build-static/stnc, else build/stnc),
@@ -17,7 +19,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-QUICK=0 ONLY="" PEERS=1 VALIDATE=1 AUTOTUNE=0
+QUICK=0 ONLY="" PEERS=1 VALIDATE=1 AUTOTUNE=0 GRID_N="" GRID_NA=""
 CMDLINE="${STNC_FLAGS:+STNC_FLAGS='$STNC_FLAGS' }scripts/bench.sh $*"  # the flags every kernel was compiled with belong to the record
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -27,7 +29,12 @@ while [[ $# -gt 0 ]]; do
     --no-peers) PEERS=0 ;;
     --no-validate) VALIDATE=0 ;;
     --autotune) AUTOTUNE=1 ;;
-    -h|--help) sed -n "2,14p" "$0"; exit 0 ;;
+    --n|--na)
+      [[ ${2:-} =~ ^[1-9][0-9]*$ && ${2:-0} -ge 16 && ${2:-0} -le 2048 ]] ||
+        { echo "bench.sh: $1 takes a grid size N (16..2048, the grid is N^3), not '${2:-}'" >&2; exit 2; }
+      if [[ $1 == --n ]]; then GRID_N=$2; else GRID_NA=$2; fi
+      shift ;;
+    -h|--help) sed -n "2,18p" "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -89,6 +96,7 @@ if [[ $AUTOTUNE == 1 ]]; then
   # Timed at the grid the harness measures (acoustic: --na; the rest: --n), since the best schedule
   # depends on it (session 3: acoustic autotuned at 256^3 chose a candidate 10 % slower at 800^3).
   if [[ $QUICK == 1 ]]; then export TUNE_N=128 TUNE_NA=400; else export TUNE_N=256 TUNE_NA=800; fi
+  export TUNE_N=${GRID_N:-$TUNE_N} TUNE_NA=${GRID_NA:-$TUNE_NA}
   printf '%s\n' $FILES | xargs -P 2 -I{} bash -c '
     n=$TUNE_N; [[ {} == acoustic* ]] && n=$TUNE_NA
     "$STNC" "$ROOT/bench/workloads/{}.stn" --autotune --autotune-size "${n}x${n}x${n}" --target cuda ${STNC_FLAGS:-} -o "$GEN" >"$GEN/{}.tune.log" 2>&1 ||
@@ -161,6 +169,8 @@ say "harness built"
 
 # ---- 3. harness: validation, ceilings, stnc kernels, CUDA peers ----------------------------------
 if [[ $QUICK == 1 ]]; then SIZES=(--n 128 --na 400 --reps 20 --warmup 2 --steps 20); else SIZES=(--n 256 --na 800 --reps 30 --warmup 3 --steps 100); fi
+[[ -n $GRID_N ]] && SIZES+=(--n "$GRID_N")    # the harness takes the last value of an option
+[[ -n $GRID_NA ]] && SIZES+=(--na "$GRID_NA")
 VALARGS=(--stnc "$STNC" --workloads "$ROOT/bench/workloads")
 [[ $VALIDATE == 0 ]] && VALARGS=(--no-validate)
 NOTES=()
