@@ -194,11 +194,17 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
       // Only where every part's rings still fit two blocks per SM with the queue heads in the rings: a kernel of
       // several ring fields keeps 16x16 rather than fall back to global heads, narrower vectors or L1.
       if (inPlaneReach >= 1 && inPlaneReach <= 3) {
-        const bool f64 = k.type == dag::ElemType::F64;
+        // The measured tiles, by element type and in-plane reach 1..3: threads along dims 2 and 1, planes in flight.
+        struct WideTile {
+          int blockX, blockY, prefetch;
+        };
+        static constexpr WideTile kF64[3] = {{64, 4, 3}, {64, 6, 2}, {32, 8, 2}};
+        static constexpr WideTile kF32 = {32, 8, 3};
+        const WideTile t = k.type == dag::ElemType::F64 ? kF64[inPlaneReach - 1] : kF32;
         dag::Schedule wide = s;
-        wide.blockX = !f64 ? 32 : inPlaneReach <= 2 ? 64 : 32;
-        wide.blockY = !f64 ? 8 : inPlaneReach == 1 ? 4 : inPlaneReach == 2 ? 6 : 8;
-        if (inPlaneReach == 1 || !f64) wide.prefetch = 3;
+        wide.blockX = t.blockX;
+        wide.blockY = t.blockY;
+        wide.prefetch = t.prefetch;
         const long rowBytes = static_cast<long>(wide.blockX) * wide.vec * static_cast<long>(dag::elemSize(k.type));
         if (ringsFitEveryPart(ctx, k, wide)) {
           s = wide;
@@ -347,18 +353,18 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
   // policy's rules for both are per class; per kernel they are measured here): box27_c 80.5-81.1 -> 76.0-77.0 us at
   // 128-plane chunks, where box27_rt loses 16-21 % and star13 20 % (sessions 22-23,
   // bench/results/2026-12-02-s23-f32-tiles.md). A candidate equal to the policy's choice is skipped.
-  for (int chunk : {64, 128}) {
-    ScheduleOverride o = base;
-    if (o.chunk > 0) break;  // the user's chunk stays
-    o.chunk = chunk;
-    c.push_back(o);
-  }
-  for (const char* tma : {"on", "off"}) {
-    ScheduleOverride o = base;
-    if (o.tma != "auto") break;  // the user's choice stays
-    o.tma = tma;
-    c.push_back(o);
-  }
+  if (base.chunk <= 0)  // else the user's chunk stays
+    for (int chunk : {64, 128}) {
+      ScheduleOverride o = base;
+      o.chunk = chunk;
+      c.push_back(o);
+    }
+  if (base.tma == "auto")  // else the user's choice stays
+    for (const char* tma : {"on", "off"}) {
+      ScheduleOverride o = base;
+      o.tma = tma;
+      c.push_back(o);
+    }
   add("naive", 32, 8, 1, 0, 1);
   add("stream", 32, 16, 1, 0, 1);
   add("stream", 32, 8, 1, 0, 1);
