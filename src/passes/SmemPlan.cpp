@@ -42,6 +42,7 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
     const bool queue = queueSpan(ctx, k, f.name, qlo, qhi, part);
     bool read = false;
     int lo1 = INT_MAX, hi1 = INT_MIN, lo2 = INT_MAX, hi2 = INT_MIN, amin = INT_MAX, amax = INT_MIN;
+    bool diagonal = false;
     for (dag::NodeId id : dag::liveNodes(ctx, k, part)) {
       const dag::Node& n = ctx.node(id);
       if (n.kind != dag::NodeKind::Access || ctx.name(n.sym) != f.name) continue;
@@ -51,6 +52,7 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
       hi1 = std::max(hi1, o.d[1]);
       lo2 = std::min(lo2, o.d[2]);
       hi2 = std::max(hi2, o.d[2]);
+      diagonal = diagonal || (o.d[1] != 0 && o.d[2] != 0);
       const bool slot = queue && o.d[1] == 0 && o.d[2] == 0 && o.d[0] >= qlo && o.d[0] <= qhi;
       const int d0 = slot ? qhi : o.d[0];  // a queue slot: only its head comes from shared memory
       plan.reach = std::max(plan.reach, std::abs(d0));
@@ -72,6 +74,7 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
     r.hi2 = span.a2 + span.cols - width;
     r.reach2lo = lo2;
     r.reach2hi = hi2;
+    r.corners = diagonal;
     r.amin = amin;
     r.amax = amax;
     r.slots = amax - amin + 2 + plan.depth;

@@ -35,6 +35,8 @@ struct SmemRing {
   int reach2lo = 0, reach2hi = 0;  // the columns the box's points read around the box (the footprint, not rounded)
   int amin = 0, amax = 0;  // dim-0 offsets read from shared memory (amax: the plane issued `depth` ahead)
   int slots = 0;        // amax - amin + 2 + depth
+  bool corners = true;  // whether the field is read at a diagonal offset (dims 1 and 2 both nonzero); without, the
+                        // tile's corners (halo rows outside the block's columns) are never read (StarRingCopier)
   long slotElems = 0;   // elements from one slot to the next: rows x cols (with the tensor memory
                         // accelerator rounded up to 128 bytes, the alignment its copies need)
   long elems() const { return static_cast<long>(slots) * slotElems; }

@@ -216,11 +216,16 @@ void emitRingPrologue(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan&
     const bool reused = r.lo1 != 0 || r.rows != tileRows || r.a2 != 0 || r.cols != tileCols || r.amin != r.amax;
     // The rows and columns the box's points read: the box grown by the field's footprint (SmemRing::lo1 ..
     // hi1, reach2lo .. reach2hi; not the tile's sector-rounded columns).
-    p.line("const stnc_rt::RingCopier<real, " + std::to_string(r.rows) + ", " + std::to_string(r.cols) + ", kBlockX * kBlockY, " +
-           (reused ? "true" : "false") + (padded ? ", " + std::to_string(r.slotElems) : "") + "> " + cIdent(r.field) + "C_(L_, " +
-           ringName(r.field) + ", yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) + ", tid_, B_.lo[1]" + plusTerm(r.lo1) + ", B_.hi[1]" +
-           plusTerm(r.hi1) + ", B_.lo[2]" + plusTerm(r.reach2lo) + ", B_.hi[2]" + plusTerm(r.reach2hi) + ");  // this thread's chunks of a " +
-           r.field + " tile" + (reused ? " (read by neighbouring blocks too)" : " (this block's only)"));
+    // A star's tile (no diagonal offset) with halo rows and halo columns never reads its corners: StarRingCopier
+    // takes the block's own rows and columns, and zero-fills the corners where STNC_RING_CORNERS is 0.
+    const bool star = !r.corners && (r.lo1 < 0 || r.hi1 > 0) && (r.a2 < 0 || r.hi2 > 0);
+    const std::string core = star ? ", yb_, yb_ + " + std::to_string(tileRows) + ", zb_, zb_ + " + std::to_string(tileCols) : "";
+    p.line(std::string("const stnc_rt::") + (star ? "StarRingCopier" : "RingCopier") + "<real, " + std::to_string(r.rows) + ", " +
+           std::to_string(r.cols) + ", kBlockX * kBlockY, " + (reused ? "true" : "false") + (padded ? ", " + std::to_string(r.slotElems) : "") + "> " +
+           cIdent(r.field) + "C_(L_, " + ringName(r.field) + ", yb_" + plusTerm(r.lo1) + ", zb_" + plusTerm(r.a2) + ", tid_, B_.lo[1]" +
+           plusTerm(r.lo1) + ", B_.hi[1]" + plusTerm(r.hi1) + ", B_.lo[2]" + plusTerm(r.reach2lo) + ", B_.hi[2]" + plusTerm(r.reach2hi) + core +
+           ");  // this thread's chunks of a " + r.field + " tile" + (reused ? " (read by neighbouring blocks too)" : " (this block's only)") +
+           (star ? ", corners never read" : ""));
     p.line(threadPoint(r, rowsTimes));
     for (int d = r.amin; d < r.amax; ++d)
       p.line("if (x0_ + " + std::to_string(d) + " < x1_ + " + std::to_string(r.amax) + ") " +
@@ -464,8 +469,9 @@ class StreamEmitter {
     if (!r) return false;
     const dag::Offset& o = n.offset;
     const int g = floorDiv(o.d[2], vec_) * vec_;
+    // A corner-free tile (StarRingCopier) holds no diagonal offset.
     return o.d[0] >= r->amin && o.d[0] <= r->amax && o.d[1] >= r->lo1 && o.d[1] <= r->hi1 && g >= r->a2 && g <= r->hi2 &&
-           o.d[2] >= r->reach2lo && o.d[2] <= r->reach2hi;
+           o.d[2] >= r->reach2lo && o.d[2] <= r->reach2hi && (r->corners || o.d[1] == 0 || o.d[2] == 0);
   }
   // The read of the vector at (d0, d1, group g) of a ring's tile.
   std::string ringLoad(const std::string& field, int d0, int d1, int g) const {

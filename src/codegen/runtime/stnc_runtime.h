@@ -313,3 +313,18 @@ inline bool regionsApart(const Layout& L, const int (*lo)[3], const int (*hi)[3]
 
 }  // namespace stnc_rt
 #endif  // STNC_RUNTIME_REGIONS_APART_V1
+
+// Corner chunks of a corner-free ring tile (session 24; own guard, host and device): the 16-byte chunk of
+// `per` elements at row yy, columns zz .. zz+per-1 lies in a halo row (outside the block's rows [cy0, cy1))
+// and wholly outside the block's columns [cz0, cz1). A star's points never read it (StarRingCopier,
+// stnc_runtime_cuda.h; tests/unit/codegen/RingCornersTest.cpp checks that against the planner's footprints).
+#ifndef STNC_RUNTIME_RING_CORNER_V1
+#define STNC_RUNTIME_RING_CORNER_V1
+namespace stnc_rt {
+
+STNC_HD inline bool cornerChunk(long yy, long zz, int per, long cy0, long cy1, long cz0, long cz1) {
+  return (yy < cy0 || yy >= cy1) && (zz + per <= cz0 || zz >= cz1);
+}
+
+}  // namespace stnc_rt
+#endif  // STNC_RUNTIME_RING_CORNER_V1

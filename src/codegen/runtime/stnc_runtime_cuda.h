@@ -261,6 +261,45 @@ struct RingCopier {
 }  // namespace stnc_rt
 #endif  // STNC_RUNTIME_CUDA_ASYNC_V3
 
+// Corner-free ring tiles (session 24; own guard): a field whose footprint has no diagonal offset (a star: no
+// access moves along dims 1 and 2 at once) reads its tile's halo rows only over the block's own columns and
+// its halo columns only in the block's own rows, so the four corners of the tile are never read. With
+// STNC_RING_CORNERS 0 their chunks are zero-filled instead of read from L2 (the acoustic inner region's u tile:
+// 1920 -> 1792 elements per plane, -7 %); the default, 1, still copies them (not yet measured on the GPU: a
+// hand-written star25 with corner-free tiles ran 1.06x stnc's at 512^3, bench/results/2026-11-30-clusters.md).
+#ifndef STNC_RUNTIME_CUDA_RING_CORNERS_V1
+#define STNC_RUNTIME_CUDA_RING_CORNERS_V1
+#ifndef STNC_RING_CORNERS
+#define STNC_RING_CORNERS 1
+#endif
+namespace stnc_rt {
+
+// A RingCopier for a corner-free tile: [cy0, cy1) x [cz0, cz1) are the block's own rows and columns.
+template <typename T, int Rows, int Cols, int NT, bool Reused, long SlotElems = static_cast<long>(Rows) * Cols>
+struct StarRingCopier : RingCopier<T, Rows, Cols, NT, Reused, SlotElems> {
+  using Base = RingCopier<T, Rows, Cols, NT, Reused, SlotElems>;
+  __device__ __forceinline__ StarRingCopier(const Layout& L, T* ring, long y, long z, int tid, long ylo, long yhi, long zlo, long zhi, long cy0,
+                                            long cy1, long cz0, long cz1)
+      : Base(L, ring, y, z, tid, ylo, yhi, zlo, zhi) {
+#if !STNC_RING_CORNERS
+#pragma unroll
+    for (int j = 0; j < Base::kMine; ++j) {
+      const int i = tid + j * NT, r = i / (Cols / Base::kPer), c = (i - r * (Cols / Base::kPer)) * Base::kPer;
+      const long yy = y + r, zz = z + c;
+      if (cornerChunk(yy, zz, Base::kPer, cy0, cy1, cz0, cz1)) {
+        this->src_[j] = L.origin;
+        this->bytes_[j] = 0;
+      }
+    }
+#else
+    (void)cy0, (void)cy1, (void)cz0, (void)cz1;
+#endif
+  }
+};
+
+}  // namespace stnc_rt
+#endif  // STNC_RUNTIME_CUDA_RING_CORNERS_V1
+
 // Ring tiles through the Hopper tensor memory accelerator (session 13, --tma=on): the launcher encodes one
 // 3-d tensor map per ring field over the box grown by that field's footprint (clamped to the allocation; its
 // first column aligned down to 16 bytes), so every element outside that region arrives as zero, as the

@@ -39,15 +39,18 @@ TEST_CASE("the policy gives the inner region rings of 4-point groups and the she
   // The inner part: rings, the wait depth of prefetch 2, one barrier per plane, no early return.
   const std::string inner = kernelText(cu, "sweepPart_inner");
   CHECK(inner.find("extern __shared__ float4 smem_[];") != std::string::npos);
-  // u has a halo (read by neighbouring blocks too); v and roc2 tiles are this block's only.
-  CHECK(inner.find("stnc_rt::RingCopier<real, 24, 80, kBlockX * kBlockY, true> uC_") != std::string::npos);
+  // u has a halo (read by neighbouring blocks too; a star's: corner-free, RingCornersTest); v and roc2 tiles are this
+  // block's only.
+  CHECK(inner.find("stnc_rt::StarRingCopier<real, 24, 80, kBlockX * kBlockY, true> uC_") != std::string::npos);
   CHECK(inner.find("stnc_rt::RingCopier<real, 16, 64, kBlockX * kBlockY, false> roc2C_") != std::string::npos);
   // Each copier knows the rows and columns the box's points read: the box grown by the field's footprint, not
   // by the tile's sector-wide columns (u's tile reaches 8 columns out, its points 4), in every box, thin ones too.
-  CHECK(inner.find("uC_(L_, uS_, yb_ - 4, zb_ - 8, tid_, B_.lo[1] - 4, B_.hi[1] + 4, B_.lo[2] - 4, B_.hi[2] + 4);") != std::string::npos);
+  CHECK(inner.find("uC_(L_, uS_, yb_ - 4, zb_ - 8, tid_, B_.lo[1] - 4, B_.hi[1] + 4, B_.lo[2] - 4, B_.hi[2] + 4, yb_, yb_ + 16, zb_, zb_ + 64);") !=
+        std::string::npos);
   CHECK(inner.find("roc2C_(L_, roc2S_, yb_, zb_, tid_, B_.lo[1], B_.hi[1], B_.lo[2], B_.hi[2]);") != std::string::npos);
   CHECK(inner.find("far_") == std::string::npos);
-  CHECK(kernelText(cu, "sweepPart").find("etaC_(L_, etaS_, yb_ - 1, zb_ - 8, tid_, B_.lo[1] - 1, B_.hi[1] + 1, B_.lo[2] - 1, B_.hi[2] + 1);") != std::string::npos);
+  CHECK(kernelText(cu, "sweepPart").find("etaC_(L_, etaS_, yb_ - 1, zb_ - 8, tid_, B_.lo[1] - 1, B_.hi[1] + 1, B_.lo[2] - 1, B_.hi[2] + 1, yb_, yb_ + 16, "
+                                         "zb_, zb_ + 32);") != std::string::npos);
   CHECK(inner.find("stnc_rt::cpAsyncWait<2>();") != std::string::npos);
   CHECK(inner.find("__syncthreads();") != std::string::npos);
   // The one return: a block past the last chunk (the banded grid's last row), before any barrier.
@@ -72,7 +75,7 @@ TEST_CASE("the policy gives the inner region rings of 4-point groups and the she
   CHECK(cu.find("default_part::launchPart(") != std::string::npos);
   const std::string shell = kernelText(cu, "sweepPart");
   CHECK(shell.find("extern __shared__") != std::string::npos);
-  CHECK(shell.find("stnc_rt::RingCopier<real, 18, 48, kBlockX * kBlockY, true> etaC_") != std::string::npos);
+  CHECK(shell.find("stnc_rt::StarRingCopier<real, 18, 48, kBlockX * kBlockY, true> etaC_") != std::string::npos);
   CHECK(shell.find("stnc_rt::storeOnce(reinterpret_cast<float2*>(&phi[p_]), float2{") != std::string::npos);
   // A 27-column face fills three quarters of a 32-column tile: the ring kernel takes boxes that wide.
   CHECK(cu.find("if (!(B_.hi[2] - B_.lo[2] < kBlockX * 2 * 3 / 4) && ") != std::string::npos);
@@ -125,7 +128,8 @@ TEST_CASE("ring kernels of several rows per thread: the block's first row, each 
   CHECK(k.find("const long y_ = B_.lo[1] + (by_ * static_cast<long>(kBlockY) + threadIdx.y) * 2;") != std::string::npos);
   CHECK(k.find("yb_ = y_ - threadIdx.y * 2;") != std::string::npos);
   // 16 threads x 2 rows and one row of footprint each side; the thread's point two rows down per threadIdx.y.
-  CHECK(k.find("stnc_rt::RingCopier<real, 34, 40, kBlockX * kBlockY, true> uC_") != std::string::npos);
+  CHECK(k.find("stnc_rt::StarRingCopier<real, 34, 40, kBlockX * kBlockY, true> uC_") != std::string::npos);
+  CHECK(k.find("B_.hi[2] + 1, yb_, yb_ + 32, zb_, zb_ + 32);") != std::string::npos);  // the block's 32 rows and columns
   CHECK(k.find("uT_ = uS_ + (threadIdx.y * 2 + 1) * 40 + threadIdx.x * kVec + 4;") != std::string::npos);
   // Row 1 of a thread may lie past the box, and past the allocation: its queue loads are guarded by the allocation,
   // not the box (a queue of row 1 serves row 0's reads at j+1: where row 0 is the box's last row, row 1 is the

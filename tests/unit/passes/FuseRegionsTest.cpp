@@ -148,7 +148,8 @@ TEST_CASE("the fused default body reads through L1 what lies in a ring's tile bu
   REQUIRE(fused.find("uC_(") != std::string::npos);
   REQUIRE(fused.find("wC_(") != std::string::npos);
   // The rings' copies are clipped to the region's footprint (u: -1 .. 0, w: -3 .. -1 along dim 2).
-  CHECK(fused.find("B_.lo[2] - 1, B_.hi[2]);  // this thread's chunks of a u tile") != std::string::npos);
+  // (u's tile is a star's, corner-free: the block's own rows and columns follow.)
+  CHECK(fused.find("B_.lo[2] - 1, B_.hi[2], yb_, yb_ + 8, zb_, zb_ + 32);  // this thread's chunks of a u tile") != std::string::npos);
   CHECK(fused.find("B_.lo[2] - 3, B_.hi[2] - 1);  // this thread's chunks of a w tile") != std::string::npos);
   // The default body's reads beyond them: guarded global loads.
   CHECK_MESSAGE(fused.find("? u[p_ + s0_ - 4] : double(0)") != std::string::npos, fused);
