@@ -345,8 +345,7 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
     o.unroll = unroll;
     o.vec = vec;
     o.smem = smem;
-    o.queueHeads = heads;
-    o.chunk = 0;
+    o.queueHeads = heads;  // (the user's --chunk, if any, stays)
     c.push_back(o);
   };
   // The policy's own schedule with other chunk lengths and with the tensor memory accelerator on and off (the
