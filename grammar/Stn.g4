@@ -29,10 +29,11 @@ stmt
   | 'boundary' ID ('(' idList ')')? '=' ID ('(' expr ')')? ';'  # boundaryStmt
   | 'region' ID '=' '[' regionRange (',' regionRange)* ']' ';'  # regionStmt
   | ID ('@' ID)? '=' expr ';'                                   # equationStmt
-  | ID ID scheduleArgs? ';'                                     # scheduleStmt
+  | ID ('@' ID)? ID scheduleArgs? ';'                           # scheduleStmt
   ;
 
-// schedule [KERNEL] STRATEGY(key = value, ...): `schedule` is checked by sema (a plain identifier here,
+// schedule [KERNEL] STRATEGY(key = value, ...), and in a stencil schedule @ REGION STRATEGY(...) for one region's
+// kernel: `schedule` is checked by sema (a plain identifier here,
 // like the other contextual words); values are numbers, words (on, off) or block shapes (32x8 lexes as
 // the number 32 and the identifier x8).
 scheduleArgs : '(' (scheduleArg (',' scheduleArg)*)? ')' ;

@@ -177,6 +177,7 @@ struct Kernel {
   std::string name;
   Loc loc;
   ScheduleRequest request;  // from the source (sema checked it); not present: the policy chooses
+  std::map<int, ScheduleRequest> partRequests;  // `schedule @ REGION ...`: region index -> that part's request
   bool isGroup = false;
   std::vector<std::string> members;  // groups: member stencils, in order
   std::vector<std::string> axes;

@@ -735,20 +735,31 @@ std::optional<dag::Module> lowerProgram(const ast::Program& prog, const sema::Sy
     m.kernels.push_back(std::move(k));
   }
   // The schedules the source asks for (checked by sema): in a stencil, or at the top level by name.
+  // `schedule @ REGION ...` in a stencil: that region's part only (Kernel::partRequests).
   std::map<std::string, const ast::ScheduleDecl*> asked;
+  std::map<std::string, std::vector<const ast::ScheduleDecl*>> askedParts;
   for (auto& s : prog.merged.stencils)
-    for (auto& d : s.schedules) asked.emplace(s.id.name, &d);
+    for (auto& d : s.schedules) {
+      if (d.region.name.empty()) asked.emplace(s.id.name, &d);
+      else askedParts[s.id.name].push_back(&d);
+    }
   for (auto& d : prog.merged.schedules) asked.emplace(d.kernel.name, &d);
+  auto request = [](const ast::ScheduleDecl& d) {
+    dag::ScheduleRequest r;
+    r.present = true;
+    r.loc = d.loc;
+    r.text = d.region.name.empty() ? d.text : "@ " + d.region.name + " " + d.text;
+    r.strategy = d.strategy.name;
+    std::string expected;
+    for (const ast::ScheduleArg& a : d.args) sema::readScheduleArg(a.key.name, a.value, r, expected);
+    return r;
+  };
   for (dag::Kernel& k : m.kernels) {
     auto it = asked.find(k.name);
-    if (it == asked.end() || it->second->keyword.name != "schedule") continue;
-    const ast::ScheduleDecl& d = *it->second;
-    k.request.present = true;
-    k.request.loc = d.loc;
-    k.request.text = d.text;
-    k.request.strategy = d.strategy.name;
-    std::string expected;
-    for (const ast::ScheduleArg& a : d.args) sema::readScheduleArg(a.key.name, a.value, k.request, expected);
+    if (it != asked.end() && it->second->keyword.name == "schedule") k.request = request(*it->second);
+    for (const ast::ScheduleDecl* d : askedParts[k.name])
+      for (size_t r = 0; r < k.regions.size(); ++r)
+        if (d->keyword.name == "schedule" && k.regions[r].name == d->region.name) k.partRequests[static_cast<int>(r)] = request(*d);
   }
   if (diags.errorCount() > before) return std::nullopt;
   return m;

@@ -456,10 +456,57 @@ void fitPartRings(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverrid
 
 }  // namespace
 
+ScheduleOverride partOverride(const ScheduleOverride& o, const dag::ScheduleRequest& r) {
+  ScheduleOverride m = o;
+  if (!r.strategy.empty()) m.strategy = r.strategy;
+  if (r.blockX > 0) m.blockX = r.blockX, m.blockY = r.blockY;
+  if (r.chunk > 0) m.chunk = r.chunk;
+  if (r.unroll > 0) m.unroll = r.unroll;
+  if (r.prefetch >= 0) m.prefetch = r.prefetch;
+  if (r.rows > 0) m.rows = r.rows;
+  if (r.vec > 0) m.vec = r.vec;
+  if (!r.smem.empty()) m.smem = r.smem;
+  if (!r.heads.empty()) m.queueHeads = r.heads;
+  if (!r.tma.empty()) m.tma = r.tma;
+  return m;
+}
+
+namespace {
+
+// fillPartSchedules' last step: `schedule @ REGION STRATEGY(...)` gives that region's part the schedule the kernel's
+// would be under the request (partOverride), on the stream or naive strategy (a part's kernel has no other); rings
+// that do not fit then give way to L1 loads.
+void applyPartRequests(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o) {
+  for (const auto& [part, req] : k.partRequests) {
+    ScheduleOverride po = partOverride(o, req);
+    dag::Schedule s = chooseSchedule(ctx, k, po);
+    if (s.strategy != dag::Strategy::Stream && s.strategy != dag::Strategy::Naive) {
+      po.strategy = k.rank() == 3 ? "stream" : "naive";
+      s = chooseSchedule(ctx, k, po);
+    }
+    if (s.strategy == dag::Strategy::Stream && s.smem) {
+      const SmemPlan sp = planSmem(ctx, k, part, s);
+      if (!sp.ok) {
+        const std::string why = sp.why;
+        po.smem = "off";
+        s = chooseSchedule(ctx, k, po);
+        s.reason = "the requested rings do not fit (" + why + "): L1 loads; " + s.reason;
+      }
+    }
+    s.temporal = 0;
+    s.temporalWhy.clear();
+    s.reason += "; the source asks for schedule " + req.text;
+    k.partSchedules[part] = s;
+  }
+}
+
+}  // namespace
+
 void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o) {
   k.partSchedules.clear();
   fitPartRings(ctx, k, o);
   chooseSlabTma(ctx, k, o);
+  applyPartRequests(ctx, k, o);
 }
 
 // The default part of a kernel with regions runs on the boxes left around them (stnc_rt::subtractBox: the
@@ -549,6 +596,12 @@ bool chooseSchedules(dag::Module& m, DiagEngine& diags, const ScheduleOverride& 
           << listText(ignored) + (ignored.size() > 1 ? " have" : " has") << k.name << why;
     if (k.request.present) k.schedule.reason += "; the source asks for schedule " + k.request.text;
     fillPartSchedules(m.ctx, k, ko);
+    for (const auto& [part, req] : k.partRequests) {
+      const std::vector<std::string> unused = ignoredOptions(partOverride(ScheduleOverride{}, req), k, k.scheduleOf(part), why);
+      if (!unused.empty())
+        diags.report(DiagId::warn_schedule_option_unused, req.loc)
+            << listText(unused) + (unused.size() > 1 ? " have" : " has") << k.name + " @ " + k.regions[part].name << why;
+    }
     chooseFusion(m.ctx, k, o.fuseRegions);
   }
   return false;

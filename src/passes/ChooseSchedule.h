@@ -61,8 +61,12 @@ bool forcesSchedule(const ScheduleOverride& o);
 // Recomputes k.partSchedules from k.schedule: with the policy's shared-memory rings (smem 2), a part
 // whose rings exceed the budget gets rings of fewer points per thread where they fit (unless `o` sets
 // the vector width), else the L1 policy's schedule (its own block and vector), keeping what `o`
-// forces; when no part's rings fit, the kernel's schedule becomes the L1 one. Then chooseSlabTma.
+// forces; when no part's rings fit, the kernel's schedule becomes the L1 one. Then chooseSlabTma, then the
+// source's `schedule @ REGION ...` requests (partOverride).
 void fillPartSchedules(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o = {});
+// What a region's own request (`schedule @ REGION ...`, Kernel::partRequests) makes of o: the values it sets win,
+// the command line's included (it names one kernel), o's fill the rest.
+ScheduleOverride partOverride(const ScheduleOverride& o, const dag::ScheduleRequest& r);
 // Under --tma=auto on sm_90+: the default part of a kernel with regions whose rings fit either way gets
 // Schedule::tma 2 (both kernels; the launch takes the tensor memory accelerator for slab boxes).
 void chooseSlabTma(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverride& o);

@@ -235,12 +235,25 @@ class DeclChecker {
     auto claim = [&](const std::string& kernel, const ast::ScheduleDecl& d) {
       auto [it, fresh] = owner.emplace(kernel, d.loc);
       if (fresh) return;
-      diags_.report(DiagId::err_schedule_twice, d.loc) << kernel;
-      diags_.report(DiagId::note_previous, it->second);
+      diags_.report(DiagId::err_schedule_twice, d.loc).note(DiagId::note_previous, it->second) << kernel;
     };
     for (const ast::StencilDecl& s : m.stencils)
-      for (const ast::ScheduleDecl& d : s.schedules)
-        if (checkSchedule(d)) claim(s.id.name, d);
+      for (const ast::ScheduleDecl& d : s.schedules) {
+        if (!checkSchedule(d)) continue;
+        if (d.region.name.empty()) {
+          claim(s.id.name, d);
+          continue;
+        }
+        // schedule @ REGION ...: one per region, of a region the stencil declares.
+        std::vector<std::string> regions;
+        for (const ast::RegionDecl& r : s.regions) regions.push_back(r.id.name);
+        if (std::find(regions.begin(), regions.end(), d.region.name) == regions.end()) {
+          diags_.report(DiagId::err_unknown_region, d.region.loc) << d.region.name << s.id.name;
+          suggest(d.region, regions);
+          continue;
+        }
+        claim(s.id.name + " @ " + d.region.name, d);
+      }
     for (const ast::ScheduleDecl& d : m.schedules) {
       if (!checkSchedule(d)) continue;
       if (!syms_.stencils.count(d.kernel.name) && !syms_.groups.count(d.kernel.name)) {

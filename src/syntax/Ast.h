@@ -117,6 +117,7 @@ struct ScheduleDecl {
   Loc loc;
   Named keyword;
   Named kernel;    // top level: the stencil or group; in a stencil: empty (that stencil)
+  Named region;    // in a stencil, `schedule @ REGION ...`: that region's kernel only (empty: the whole stencil)
   Named strategy;  // auto | naive | stream
   std::vector<ScheduleArg> args;
   std::string text;  // normalised from the tokens: "stream(block = 32x8, rows = 2)", or "naive"

@@ -188,7 +188,9 @@ class AstBuilder {
           r.ranges.push_back({rr->lo ? exprOf(rr->lo) : nullptr, rr->hi ? exprOf(rr->hi) : nullptr});
         s.regions.push_back(std::move(r));
       } else if (auto* x = dynamic_cast<P::ScheduleStmtContext*>(st)) {
-        s.schedules.push_back(schedule(x, x->ID(0), nullptr, x->ID(1), x->scheduleArgs()));
+        const bool at = x->ID().size() == 3;  // schedule @ REGION STRATEGY(...)
+        s.schedules.push_back(schedule(x, x->ID(0), nullptr, x->ID(at ? 2 : 1), x->scheduleArgs()));
+        if (at) s.schedules.back().region = named(x->ID(1));
       } else if (auto* x = dynamic_cast<P::EquationStmtContext*>(st)) {
         ast::Equation eq;
         eq.target = named(x->ID(0));

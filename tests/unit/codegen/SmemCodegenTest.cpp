@@ -275,3 +275,51 @@ TEST_CASE("a kernel whose every part has a schedule of its own declares no const
   for (size_t at = cu.find("constexpr int kBlockX = ", ns); at != std::string::npos; at = cu.find("constexpr int kBlockX = ", at + 1)) ++n;
   CHECK(n == 2);
 }
+
+TEST_CASE("schedule @ REGION: that region's kernel takes the request, over the command line's options; the other parts keep theirs") {
+  const std::string src = std::string(test::kAcousticShell).insert(std::string(test::kAcousticShell).find("  v @ inner"),
+                                                                     "  schedule @ inner stream(block = 32x8, chunk = 64);\n");
+  {
+    auto c = test::compileText(src);
+    REQUIRE_MESSAGE(c->module, c->diagText());
+    const dag::Kernel& k = test::kernelOf(*c, "s");
+    REQUIRE(k.partRequests.count(0) == 1);
+    CHECK_FALSE(k.request.present);  // the stencil's own schedule is the policy's
+    const dag::Schedule& inner = k.scheduleOf(0);
+    CHECK(inner.strategy == dag::Strategy::Stream);
+    CHECK(inner.blockX == 32);
+    CHECK(inner.blockY == 8);
+    CHECK(inner.chunk == 64);
+    CHECK(inner.smem == 2);  // the policy's rings still (104 KiB at 32x8)
+    CHECK(inner.reason.find("the source asks for schedule @ inner stream(block = 32x8, chunk = 64)") != std::string::npos);
+    // The shell keeps the policy's part schedule (16x16 threads of 2 points).
+    CHECK(k.scheduleOf(-1).blockX == 16);
+    CHECK(k.scheduleOf(-1).vec == 2);
+    const std::string cu = test::generateAll(*c->module).at(".cu");
+    const size_t ns = cu.find("namespace region_inner {");
+    REQUIRE(ns != std::string::npos);
+    CHECK(cu.find("constexpr int kBlockX = 32;", ns) < cu.find("__global__", ns));
+    CHECK(cu.find("constexpr long kChunk = 64;", ns) < cu.find("__global__", ns));
+  }
+  {
+    // The command line's --block 16x16 (every kernel) does not undo the region's 32x8; its --prefetch 1 fills the rest.
+    passes::ScheduleOverride o;
+    o.blockX = o.blockY = 16;
+    o.prefetch = 1;
+    auto c = test::compileText(src, {}, o);
+    REQUIRE_MESSAGE(c->module, c->diagText());
+    const dag::Kernel& k = test::kernelOf(*c, "s");
+    CHECK(k.scheduleOf(0).blockX == 32);
+    CHECK(k.scheduleOf(0).prefetch == 1);
+    CHECK(k.schedule.blockX == 16);
+  }
+  {
+    // A naive request for the region; options the naive mapping does not use are warned about, naming the region.
+    const std::string naive = std::string(test::kAcousticShell).insert(std::string(test::kAcousticShell).find("  v @ inner"),
+                                                                         "  schedule @ inner naive(vec = 4);\n");
+    auto c = test::compileText(naive);
+    REQUIRE_MESSAGE(c->module, c->diagText());
+    CHECK(test::kernelOf(*c, "s").scheduleOf(0).strategy == dag::Strategy::Naive);
+    CHECK(c->diagText().find("warning: vec 4 has no effect on 's @ inner'") != std::string::npos);
+  }
+}
