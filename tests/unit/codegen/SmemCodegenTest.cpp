@@ -276,7 +276,7 @@ TEST_CASE("a kernel whose every part has a schedule of its own declares no const
   CHECK(n == 2);
 }
 
-TEST_CASE("schedule @ REGION: that region's kernel takes the request, over the command line's options; the other parts keep theirs") {
+TEST_CASE("schedule @ REGION: that region's kernel takes the request, over the command line's options, and the other parts keep theirs") {
   const std::string src = std::string(test::kAcousticShell).insert(std::string(test::kAcousticShell).find("  v @ inner"),
                                                                      "  schedule @ inner stream(block = 32x8, chunk = 64);\n");
   {
