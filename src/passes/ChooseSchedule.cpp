@@ -393,6 +393,28 @@ std::vector<ScheduleOverride> scheduleCandidates(const ScheduleOverride& base) {
   return c;
 }
 
+namespace {
+
+// o with the values request r sets: replacing o's where requestWins (a region's own request), else only where o
+// leaves the choice to the policy (the command line first).
+ScheduleOverride mergeRequest(const ScheduleOverride& o, const dag::ScheduleRequest& r, bool requestWins) {
+  ScheduleOverride m = o;
+  auto take = [&](bool unsetInO, bool setInR) { return setInR && (requestWins || unsetInO); };
+  if (take(m.strategy == "auto", !r.strategy.empty())) m.strategy = r.strategy;
+  if (take(m.blockX == 0 && m.blockY == 0, r.blockX > 0)) m.blockX = r.blockX, m.blockY = r.blockY;
+  if (take(m.chunk == 0, r.chunk > 0)) m.chunk = r.chunk;
+  if (take(m.unroll == 0, r.unroll > 0)) m.unroll = r.unroll;
+  if (take(m.prefetch < 0, r.prefetch >= 0)) m.prefetch = r.prefetch;
+  if (take(m.rows == 0, r.rows > 0)) m.rows = r.rows;
+  if (take(m.vec == 0, r.vec > 0)) m.vec = r.vec;
+  if (take(m.smem == "auto", !r.smem.empty())) m.smem = r.smem;
+  if (take(m.queueHeads == "auto", !r.heads.empty())) m.queueHeads = r.heads;
+  if (take(m.tma == "auto", !r.tma.empty())) m.tma = r.tma;
+  return m;
+}
+
+}  // namespace
+
 bool forcesSchedule(const ScheduleOverride& o) {
   return o.strategy != "auto" || o.blockX > 0 || o.blockY > 0 || o.chunk > 0 || o.unroll > 0 || o.prefetch >= 0 || o.rows > 0 || o.vec > 0 ||
          o.smem != "auto" || o.queueHeads != "auto" || o.tma != "auto";
@@ -456,20 +478,7 @@ void fitPartRings(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverrid
 
 }  // namespace
 
-ScheduleOverride partOverride(const ScheduleOverride& o, const dag::ScheduleRequest& r) {
-  ScheduleOverride m = o;
-  if (!r.strategy.empty()) m.strategy = r.strategy;
-  if (r.blockX > 0) m.blockX = r.blockX, m.blockY = r.blockY;
-  if (r.chunk > 0) m.chunk = r.chunk;
-  if (r.unroll > 0) m.unroll = r.unroll;
-  if (r.prefetch >= 0) m.prefetch = r.prefetch;
-  if (r.rows > 0) m.rows = r.rows;
-  if (r.vec > 0) m.vec = r.vec;
-  if (!r.smem.empty()) m.smem = r.smem;
-  if (!r.heads.empty()) m.queueHeads = r.heads;
-  if (!r.tma.empty()) m.tma = r.tma;
-  return m;
-}
+ScheduleOverride partOverride(const ScheduleOverride& o, const dag::ScheduleRequest& r) { return mergeRequest(o, r, true); }
 
 namespace {
 
@@ -530,21 +539,7 @@ void chooseSlabTma(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverri
   k.partSchedules[-1] = s;
 }
 
-ScheduleOverride withRequest(const ScheduleOverride& o, const dag::ScheduleRequest& r) {
-  if (!r.present) return o;
-  ScheduleOverride m = o;  // what the command line sets stays
-  if (m.strategy == "auto" && !r.strategy.empty()) m.strategy = r.strategy;
-  if (m.blockX == 0 && m.blockY == 0 && r.blockX > 0) m.blockX = r.blockX, m.blockY = r.blockY;
-  if (m.chunk == 0) m.chunk = r.chunk;
-  if (m.unroll == 0) m.unroll = r.unroll;
-  if (m.prefetch < 0) m.prefetch = r.prefetch;
-  if (m.rows == 0) m.rows = r.rows;
-  if (m.vec == 0) m.vec = r.vec;
-  if (m.smem == "auto" && !r.smem.empty()) m.smem = r.smem;
-  if (m.queueHeads == "auto" && !r.heads.empty()) m.queueHeads = r.heads;
-  if (m.tma == "auto" && !r.tma.empty()) m.tma = r.tma;
-  return m;
-}
+ScheduleOverride withRequest(const ScheduleOverride& o, const dag::ScheduleRequest& r) { return r.present ? mergeRequest(o, r, false) : o; }
 
 std::vector<std::string> ignoredOptions(const ScheduleOverride& o, const dag::Kernel& k, const dag::Schedule& s, std::string& why) {
   std::vector<std::string> opts;
