@@ -748,7 +748,7 @@ std::optional<dag::Module> lowerProgram(const ast::Program& prog, const sema::Sy
     dag::ScheduleRequest r;
     r.present = true;
     r.loc = d.loc;
-    r.text = d.region.name.empty() ? d.text : "@ " + d.region.name + " " + d.text;
+    r.text = d.text;
     r.strategy = d.strategy.name;
     std::string expected;
     for (const ast::ScheduleArg& a : d.args) sema::readScheduleArg(a.key.name, a.value, r, expected);

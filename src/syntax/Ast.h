@@ -120,7 +120,7 @@ struct ScheduleDecl {
   Named region;    // in a stencil, `schedule @ REGION ...`: that region's kernel only (empty: the whole stencil)
   Named strategy;  // auto | naive | stream
   std::vector<ScheduleArg> args;
-  std::string text;  // normalised from the tokens: "stream(block = 32x8, rows = 2)", or "naive"
+  std::string text;  // normalised from the tokens: "stream(block = 32x8, rows = 2)", "naive", "@ inner stream(vec = 2)"
 };
 
 struct StencilDecl {

@@ -74,7 +74,7 @@ void printAst(std::ostream& os, const ast::Module& m) {
       for (auto& a : b.axes) os << " " << a.name;
       os << " " << b.rule.name << (b.value ? " " + exprToString(*b.value) : "") << ")\n";
     }
-    for (auto& d : s.schedules) os << "  (" << d.keyword.name << " " << (d.region.name.empty() ? "" : "@ " + d.region.name + " ") << d.text << ")\n";
+    for (auto& d : s.schedules) os << "  (" << d.keyword.name << " " << d.text << ")\n";
     os << ")\n";
   }
   for (auto& g : m.groups) {

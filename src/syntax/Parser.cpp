@@ -190,7 +190,10 @@ class AstBuilder {
       } else if (auto* x = dynamic_cast<P::ScheduleStmtContext*>(st)) {
         const bool at = x->ID().size() == 3;  // schedule @ REGION STRATEGY(...)
         s.schedules.push_back(schedule(x, x->ID(0), nullptr, x->ID(at ? 2 : 1), x->scheduleArgs()));
-        if (at) s.schedules.back().region = named(x->ID(1));
+        if (at) {
+          s.schedules.back().region = named(x->ID(1));
+          s.schedules.back().text = "@ " + x->ID(1)->getText() + " " + s.schedules.back().text;
+        }
       } else if (auto* x = dynamic_cast<P::EquationStmtContext*>(st)) {
         ast::Equation eq;
         eq.target = named(x->ID(0));
