@@ -133,7 +133,7 @@ field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
   echo "| GPU | $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null | head -n 1 || true) |"
   echo "| nvcc | $(nvcc --version 2>&1 | tail -n 1) |"
   echo "| host C++ | $(${CXX:-c++} --version 2>&1 | head -n 1) |"
-  echo "| stnc | $("$stnc" --version 2>&1 | head -n 1) ($STNC) |"
+  echo "| stnc | $("$stnc" --version 2>&1 | head -n 1) (${STNC:-build-static/stnc}) |"
   echo "| command | \`STNC=${STNC:-build-static/stnc} bash samples/acoustic/gpu.sh\` |"
   echo "| elapsed | $(($(date +%s) - start)) s |"
   echo

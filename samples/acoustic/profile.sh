@@ -38,25 +38,8 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 
 variants=("$@")
 ((${#variants[@]})) || variants=("policy=")
-labels=() pids=()
-for i in "${!variants[@]}"; do
-  label=${variants[$i]%%=*} flags=${variants[$i]#*=} nvflags= sedscript=
-  [[ $flags == *'|'* ]] && nvflags=${flags#*|} flags=${flags%%|*}
-  [[ $nvflags == *'|'* ]] && sedscript=${nvflags#*|} nvflags=${nvflags%%|*}
-  labels+=("$label")
-  build=(make -C "$here" -j4 GPU=1 STNC="$stnc" O="$scratch/b$i" STNC_FLAGS="$flags" NVCCFLAGS="-O3 $nvflags")
-  (
-    if [[ -n $sedscript ]]; then
-      "${build[@]}" "$scratch/b$i/gen/acoustic.cu" || exit 1
-      cp "$scratch/b$i/gen/acoustic.cu" "$scratch/b$i/gen/acoustic.cu.orig"
-      sed -i -e "$sedscript" "$scratch/b$i/gen/acoustic.cu" || exit 1
-      if cmp -s "$scratch/b$i/gen/acoustic.cu" "$scratch/b$i/gen/acoustic.cu.orig"; then echo "the sed script changed nothing"; exit 1; fi
-      diff "$scratch/b$i/gen/acoustic.cu.orig" "$scratch/b$i/gen/acoustic.cu"
-    fi
-    "${build[@]}" all
-  ) >"$scratch/build$i.log" 2>&1 &
-  pids+=($!)
-done
+source "$here/variants.sh"
+buildVariants "$scratch" "${variants[@]}"
 
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread
 metrics+=,launch__grid_size,launch__block_size,sm__warps_active.avg.pct_of_peak_sustained_active

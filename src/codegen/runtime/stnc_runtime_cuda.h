@@ -264,13 +264,14 @@ struct RingCopier {
 // Corner-free ring tiles (session 24; own guard): a field whose footprint has no diagonal offset (a star: no
 // access moves along dims 1 and 2 at once) reads its tile's halo rows only over the block's own columns and
 // its halo columns only in the block's own rows, so the four corners of the tile are never read. With
-// STNC_RING_CORNERS 0 their chunks are zero-filled instead of read from L2 (the acoustic inner region's u tile:
-// 1920 -> 1792 elements per plane, -7 %); the default, 1, still copies them (not yet measured on the GPU: a
-// hand-written star25 with corner-free tiles ran 1.06x stnc's at 512^3, bench/results/2026-11-30-clusters.md).
+// STNC_RING_CORNERS 0 (the default since session 25) their chunks are zero-filled instead of read from L2 (the
+// acoustic inner region's u tile: 1920 -> 1792 elements per plane, -7 %; its L2 -> SM reads 7.39 -> 7.16 GB per
+// sweep, 1804 -> 1793 us, the sample's step loop +0.5 % random and zero fields: bench/results/2026-12-03-s25-corners.md).
+// -DSTNC_RING_CORNERS=1 copies them as before (timings only, never results).
 #ifndef STNC_RUNTIME_CUDA_RING_CORNERS_V1
 #define STNC_RUNTIME_CUDA_RING_CORNERS_V1
 #ifndef STNC_RING_CORNERS
-#define STNC_RING_CORNERS 1
+#define STNC_RING_CORNERS 0
 #endif
 namespace stnc_rt {
 
