@@ -26,12 +26,8 @@ log=$out/acoustic-ab.log
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/stnc-acoustic-ab.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT
 
-stnc=${STNC:-build-static/stnc}
-[[ $stnc = /* ]] || stnc=$root/$stnc
-[[ -f $stnc ]] || { echo "ab.sh: error: no stnc at '$stnc'" >&2; exit 2; }
-if [[ ! -x $stnc ]]; then cp "$stnc" "$scratch/stnc" && chmod +x "$scratch/stnc" && stnc=$scratch/stnc; fi
-export STNC_STDLIB=${STNC_STDLIB:-$root/stdlib}
-if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then export PATH=/usr/local/cuda/bin:$PATH; fi
+source "$here/variants.sh"
+prepareTools ab.sh "$scratch" || exit 2
 unset MAKEFLAGS MFLAGS MAKELEVEL
 rounds=${AB_ROUNDS:-2} n=${AB_N:-800}
 case $rounds in '' | *[!0-9]*) echo "ab.sh: error: AB_ROUNDS must be a number, not '$rounds'" >&2; exit 2 ;; esac
@@ -39,7 +35,6 @@ case ${AB_CHECK:-all} in all | cpu | none) ;; *) echo "ab.sh: error: AB_CHECK mu
 
 variants=("$@")
 ((${#variants[@]})) || variants=("policy=")
-source "$here/variants.sh"
 buildVariants "$scratch" "${variants[@]}"
 
 ok=1

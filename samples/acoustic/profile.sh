@@ -26,19 +26,14 @@ n=${PROFILE_N:-800}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/stnc-acoustic-prof.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT
 
-stnc=${STNC:-build-static/stnc}
-[[ $stnc = /* ]] || stnc=$root/$stnc
-[[ -f $stnc ]] || { echo "profile.sh: error: no stnc at '$stnc'" >&2; exit 2; }
-if [[ ! -x $stnc ]]; then cp "$stnc" "$scratch/stnc" && chmod +x "$scratch/stnc" && stnc=$scratch/stnc; fi
-export STNC_STDLIB=${STNC_STDLIB:-$root/stdlib}
-if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then export PATH=/usr/local/cuda/bin:$PATH; fi
+source "$here/variants.sh"
+prepareTools profile.sh "$scratch" || exit 2
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
 [[ -n $ncu ]] || { echo "profile.sh: error: ncu not found" >&2; exit 2; }
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
 variants=("$@")
 ((${#variants[@]})) || variants=("policy=")
-source "$here/variants.sh"
 buildVariants "$scratch" "${variants[@]}"
 
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread

@@ -8,7 +8,24 @@
 # must change the file).
 # Builds run in parallel; log SCRATCH/build$i.log. Sets the arrays `labels` (LABEL per variant) and `pids`
 # (the build's process; `wait ${pids[i]}` gives its status); the binary is SCRATCH/b$i/gpu/acoustic.
-# Needs $here (this folder) and $stnc (the stnc binary).
+# Needs $here (this folder) and $stnc (the stnc binary: prepareTools).
+#
+#   prepareTools NAME SCRATCH
+#
+# Sets $stnc from $STNC (default build-static/stnc, relative to $root), copied into SCRATCH when a carried file lost
+# its mode bits; STNC_STDLIB defaults to the tree's stdlib/; /usr/local/cuda/bin joins PATH when nvcc is missing.
+# Returns 1 (after an error naming NAME) when there is no stnc.
+prepareTools() {
+  local name=$1 scratch=$2
+  stnc=${STNC:-build-static/stnc}
+  [[ $stnc = /* ]] || stnc=$root/$stnc
+  [[ -f $stnc ]] || { echo "$name: error: no stnc at '$stnc'" >&2; return 1; }
+  if [[ ! -x $stnc ]]; then cp "$stnc" "$scratch/stnc" && chmod +x "$scratch/stnc" && stnc=$scratch/stnc; fi
+  export STNC_STDLIB=${STNC_STDLIB:-$root/stdlib}
+  if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then export PATH=/usr/local/cuda/bin:$PATH; fi
+  return 0
+}
+
 buildVariants() {
   local scratch=$1
   shift
