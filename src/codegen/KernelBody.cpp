@@ -60,8 +60,29 @@ std::string ref(const dag::Context& ctx, const dag::Kernel& k, dag::NodeId id, c
   return "?";
 }
 
+bool isZeroConst(const dag::Context& ctx, dag::NodeId id) {
+  const dag::Node& n = ctx.node(id);
+  return n.kind == dag::NodeKind::Const && n.type != dag::Type::Bool && n.value == 0.0;
+}
+
+// A real-valued select (or min / max) between a value and a constant zero: nvcc may rewrite it into min.f32 /
+// max.f32, which get the sign of a zero result wrong (stnc_rt::pick in stnc_runtime.h).
+bool needsExactPick(const dag::Context& ctx, const dag::Node& n) {
+  if (n.type == dag::Type::Bool) return false;
+  if (n.kind == dag::NodeKind::Select) return isZeroConst(ctx, n.operands[1]) || isZeroConst(ctx, n.operands[2]);
+  if (n.op == dag::Op::Min || n.op == dag::Op::Max) return isZeroConst(ctx, n.operands[0]) || isZeroConst(ctx, n.operands[1]);
+  return false;
+}
+
+// divide non-null: the CUDA backend (divisions through that function, zero selects through stnc_rt::pick).
 std::string applyText(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, const char* divide, const LiteralFn& literalOf) {
   auto r = [&](int i) { return ref(ctx, k, n.operands[i], literalOf); };
+  if (divide && needsExactPick(ctx, n)) {
+    if (n.kind == dag::NodeKind::Select) return "stnc_rt::pick(" + r(0) + ", " + r(1) + ", " + r(2) + ")";
+    const std::string a = r(0), b = r(1);  // the select of minMaxText, spelled as a pick
+    return n.op == dag::Op::Min ? "stnc_rt::pick(" + b + " < " + a + ", " + b + ", " + a + ")"
+                                : "stnc_rt::pick(" + a + " < " + b + ", " + b + ", " + a + ")";
+  }
   if (n.kind == dag::NodeKind::Select) return r(0) + " ? " + r(1) + " : " + r(2);
   if (n.op == dag::Op::Div && divide) return std::string(divide) + "(" + r(0) + ", " + r(1) + ")";
   if (n.op == dag::Op::Neg) return "-" + r(0);

@@ -297,6 +297,43 @@ STNC_HD inline T divide(T a, T b) {
 }  // namespace stnc_rt
 #endif  // STNC_RUNTIME_DIVIDE_V1
 
+// Exact selects in generated CUDA kernels (session 26; own guard, like divide): nvcc turns `x < 0 ? x : 0` (and
+// the other selects between a value and a constant zero that it compares with) into min.f32 / max.f32, which
+// order -0 below +0, so min(0.0, -0.0) gave -0 on the GPU where the language (docs/LANGUAGE.md) and the CPU give
+// +0 (random campaign seed 53, case 41). pick(c, a, b) is `c ? a : b` through an inline-PTX select of the bits,
+// which the compiler cannot rewrite; the CUDA backend prints it only for selects with a constant zero operand.
+#ifndef STNC_RUNTIME_PICK_V1
+#define STNC_RUNTIME_PICK_V1
+namespace stnc_rt {
+
+STNC_HD inline float pick(bool c, float a, float b) {
+#ifdef __CUDA_ARCH__
+  unsigned r;
+  asm("{.reg .pred p; setp.ne.u32 p, %3, 0; selp.b32 %0, %1, %2, p;}"
+      : "=r"(r)
+      : "r"(__float_as_uint(a)), "r"(__float_as_uint(b)), "r"(static_cast<unsigned>(c)));
+  return __uint_as_float(r);
+#else
+  return c ? a : b;
+#endif
+}
+
+STNC_HD inline double pick(bool c, double a, double b) {
+#ifdef __CUDA_ARCH__
+  unsigned long long r;
+  asm("{.reg .pred p; setp.ne.u32 p, %3, 0; selp.b64 %0, %1, %2, p;}"
+      : "=l"(r)
+      : "l"(static_cast<unsigned long long>(__double_as_longlong(a))),
+        "l"(static_cast<unsigned long long>(__double_as_longlong(b))), "r"(static_cast<unsigned>(c)));
+  return __longlong_as_double(static_cast<long long>(r));
+#else
+  return c ? a : b;
+#endif
+}
+
+}  // namespace stnc_rt
+#endif  // STNC_RUNTIME_PICK_V1
+
 // Regions apart (session 16; own guard, like divide): whether no two of the n regions (bounds as in
 // regionBox) share a point of L's interior. Overlapping regions are updated in declaration order, so the
 // CUDA launcher's sweeps keep one stream for them (stnc_rt::Lanes, stnc_runtime_cuda.h).
