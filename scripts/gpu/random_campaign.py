@@ -103,6 +103,10 @@ def schedule_candidates(help_text, rank, only, extra=()):
             # rank-3 kernels with regions qualify, the others (two regions, a part without equations) and kernels
             # without regions run the per-part stream-smem kernels
             c.append(("fuse-regions", ["--fuse-regions=on", "--schedule", "stream", "--smem=on", "--block", "16x8", "--rows", "1"]))
+        if has("--region-edges"):  # a region's dim-2 bounds moved to whole tiles, an edge kernel with both bodies
+            # (passes/RegionEdges): 16-column tiles (16 threads x 1 point), so the medium extents leave a whole tile of
+            # the region's middle; one region and default equations, the default part on one-row rings
+            c.append(("region-edges", ["--region-edges=on", "--schedule", "stream", "--smem=on", "--block", "16x8", "--vec", "1", "--rows", "1"]))
     if rank == 3:
         c += list(extra)
     if only:

@@ -201,6 +201,10 @@ struct Kernel {
   // (passes/FuseRegions, --fuse-regions); -1: one kernel per part. fusionWhy: why (not), for --report.
   int fusedRegion = -1;
   std::string fusionWhy;
+  // The region whose dim-2 edges the default part's edge kernel takes, tile-aligned (passes/RegionEdges,
+  // --region-edges); -1: none. edgeWhy: why (not), for --report.
+  int edgeRegion = -1;
+  std::string edgeWhy;
   const Schedule& scheduleOf(int part) const {
     auto it = partSchedules.find(part);
     return it == partSchedules.end() ? schedule : it->second;

@@ -137,6 +137,12 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
             "choose per point) instead of one launch per part; auto: the policy (today: not used, the acoustic "
             "sample measured 4.78 vs 3.10 ms per step, bench/results/2026-11-30-s7-variants.md); off: never. "
             "--report says whether a kernel qualifies");
+  autoOnOff("--region-edges", fe.schedule.regionEdges,
+            "CUDA, a kernel with one region: where the region starts or ends along the last axis off a tile boundary "
+            "(e.g. a 27-cell PML), the default part's faces thin along that axis widen into the region to whole tiles "
+            "and run both bodies, point by point, so the region's kernel covers whole tiles; auto: the policy (today: not "
+            "used, the acoustic sample measured 190.6 vs 191.6 Gpts/s, bench/results/2026-12-04-s27-edges.md); off: never. "
+            "--report says whether a kernel qualifies");
   app.add_option("--unroll", fe.schedule.unroll, "stream: unroll factor of the loop along the first axis")
       ->check(CLI::Range(1, 16));
 }

@@ -1,6 +1,7 @@
 #include "passes/ChooseSchedule.h"
 
 #include "passes/FuseRegions.h"
+#include "passes/RegionEdges.h"
 #include "passes/SmemPlan.h"
 #include "passes/TemporalBlocking.h"
 
@@ -598,6 +599,7 @@ bool chooseSchedules(dag::Module& m, DiagEngine& diags, const ScheduleOverride& 
             << listText(unused) + (unused.size() > 1 ? " have" : " has") << k.name + " @ " + k.regions[part].name << why;
     }
     chooseFusion(m.ctx, k, o.fuseRegions);
+    chooseEdges(m.ctx, k, o.regionEdges);
   }
   return false;
 }

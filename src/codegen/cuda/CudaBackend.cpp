@@ -23,6 +23,7 @@
 #include "codegen/cuda/TemporalPair.h"
 #include "passes/ChooseSchedule.h"
 #include "passes/FuseRegions.h"
+#include "passes/RegionEdges.h"
 #include "passes/SmemPlan.h"
 #include "support/IntMath.h"
 
@@ -392,6 +393,81 @@ int fusedRegion(const dag::Module& m, const dag::Kernel& k) {
   return k.fusedRegion >= 0 && passes::fusableRegion(m.ctx, k) == k.fusedRegion ? k.fusedRegion : -1;
 }
 
+// The region whose dim-2 edges the edge kernel takes (passes/RegionEdges, still possible under the final
+// schedules), or -1.
+int edgeRegionOf(const dag::Module& m, const dag::Kernel& k) {
+  return k.edgeRegion >= 0 && fusedRegion(m, k) < 0 && passes::edgeRegion(m.ctx, k) == k.edgeRegion ? k.edgeRegion : -1;
+}
+
+// The edge kernel's tile width along dim 2 (the default part's block width x points per thread).
+int edgeTile(const dag::Kernel& k) {
+  const dag::Schedule& s = k.scheduleOf(-1);
+  return s.blockX * std::max(1, s.vec);
+}
+
+// The edge kernel (passes/RegionEdges): the default part's schedule, rings and queues, fused with region R's
+// body the way the fused region kernel is (tiles meeting R run both bodies and store per point).
+void emitEdgeKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int R) {
+  dag::Kernel kp = k;
+  kp.schedule = k.scheduleOf(-1);
+  kp.partSchedules.clear();
+  const passes::SmemPlan sp = passes::planSmem(m.ctx, kp, -1);
+  const int vec = std::max(1, kp.schedule.vec);
+  p.line("// Region edges (passes/RegionEdges): the default part's faces thin along dim 2, widened into region " + k.regions[R].name +
+         " to whole");
+  p.line("// " + std::to_string(edgeTile(k)) + "-column tiles, with the default part's schedule (block " + std::to_string(kp.schedule.blockX) + "x" +
+         std::to_string(kp.schedule.blockY) + ", " + std::to_string(vec) + " point(s) per thread) and rings (" + std::to_string(sp.bytes) +
+         " bytes per block); a tile meeting the region");
+  p.line("// runs both bodies and stores per point, so no 64-byte DRAM atom on the region's boundary is written by two kernels.");
+  p.openScope("namespace region_edges");
+  emitBlockConstants(p, kp);
+  p.line("constexpr long kChunk = " + std::to_string(kp.schedule.chunk) + ";  // points of dim 0 per block; 0 = sized at launch");
+  emitStreamKernel(p, m, kp, R, 1, vec, "sweepEdge", restrictArgs(k), &sp, true, -1);
+  const std::string args = callArgs(k, ArgMode::Sweep);
+  p.openScope("cudaError_t launchEdge(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, const stnc_rt::Box& R_, " + declArgs(k, ArgMode::Sweep) +
+              ", cudaStream_t stream_)");
+  emitSmCount(p);
+  emitStreamLaunch(p, "sweepEdge", "B_", 1, vec, args, &sp, "R_, ");
+  p.line("return cudaSuccess;");
+  p.closeScope("launchEdge");
+  p.closeScope("namespace region_edges");
+}
+
+// launchSweep's region-edge split, tried before the per-part launches: the region's kernel over its
+// tile-aligned middle, the edge kernel over the two dim-2 edges of the region's rows, the default part
+// over the rest of the clip box (the faces thin along dims 0 and 1). `call(part, box, key)`: the launch
+// text of a part.
+void emitEdgeSplit(CPrinter& p, const dag::Kernel& k, int R, const std::function<std::string(int, const std::string&, const std::string&)>& call) {
+  const dag::Region& r = k.regions[R];
+  const std::string w = std::to_string(edgeTile(k));
+  const std::string per = std::to_string(16 / dag::elemSize(k.type));
+  p.openScope("");
+  p.line("// Region edges: region " + r.name + "'s dim-2 bounds moved to multiples of the edge kernel's " + w + "-column tiles where they");
+  p.line("// fall off them (alignment, box widths of 3/4 of a tile, and the clip box permitting; otherwise the per-part launches).");
+  p.line("static constexpr int kEdgeLo_[3] = " + regionBoundsText(k, r, true) + ", kEdgeHi_[3] = " + regionBoundsText(k, r, false) + ";  // region " +
+         r.name);
+  p.line("const stnc_rt::Box r_ = stnc_rt::intersect(clip_, stnc_rt::regionBox(L_, kEdgeLo_, kEdgeHi_));");
+  p.line("stnc_rt::Box core_ = r_, rows_ = r_;  // the region's whole tiles; the region's rows across the clip box");
+  p.line("core_.lo[2] = stnc_rt::alignDown(r_.lo[2] + " + w + " - 1, " + w + "); core_.hi[2] = stnc_rt::alignDown(r_.hi[2], " + w + ");");
+  p.line("rows_.lo[2] = clip_.lo[2]; rows_.hi[2] = clip_.hi[2];");
+  p.line("stnc_rt::Box e0_ = rows_, e1_ = rows_;  // the edge kernel's boxes");
+  p.line("e0_.hi[2] = core_.lo[2]; e1_.lo[2] = core_.hi[2];");
+  p.line("const bool wide_ = (stnc_rt::boxEmpty(e0_) || e0_.hi[2] - e0_.lo[2] >= " + w + " * 3 / 4) && (stnc_rt::boxEmpty(e1_) || e1_.hi[2] - e1_.lo[2] >= " +
+         w + " * 3 / 4);");
+  p.openScope("if (!stnc_rt::boxEmpty(r_) && core_.lo[2] < core_.hi[2] && (core_.lo[2] != r_.lo[2] || core_.hi[2] != r_.hi[2]) && wide_ && " +
+              alignedCondition(k, per, "16") + ")");
+  p.line("if (!stnc_rt::boxEmpty(e0_)) " + call(-3, "e0_", "5") + ";");
+  p.line("if (!stnc_rt::boxEmpty(e1_)) " + call(-3, "e1_", "6") + ";");
+  p.line(call(R, "core_", std::to_string(R)) + ";");
+  p.line("stnc_rt::Box boxes_[6] = {clip_};  // the faces thin along dims 0 and 1");
+  p.line("const int nb_ = stnc_rt::subtractBox(boxes_, 1, 6, rows_);");
+  p.line("for (int b_ = 0; b_ < nb_; ++b_)");
+  p.line("  if (!stnc_rt::boxEmpty(boxes_[b_])) " + call(-1, "boxes_[b_]", "1 + b_") + ";");
+  p.line("return e_;");
+  p.closeScope();
+  p.closeScope("");
+}
+
 // The namespace of a part with a schedule of its own (its kBlockX / kBlockY / kChunk shadow the kernel's).
 std::string partNamespace(const dag::Kernel& k, int part) { return part < 0 ? "default_part" : "region_" + cIdent(k.regions[part].name); }
 
@@ -458,6 +534,8 @@ void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   }
   const int fused = fusedRegion(m, k);
   if (fused >= 0) emitFused(p, m, k, fused);
+  const int edges = edgeRegionOf(m, k);
+  if (edges >= 0) emitEdgeKernel(p, m, k, edges);
   p.line("// Every part of the kernel over the interior points inside clip_ (host-side box split, one launch per box).");
   // Region kernels take lanes: their launches may go to streams of their own (stnc_rt::Lanes).
   const bool laned = dag::partLaunchLanes(k) > 0;
@@ -476,13 +554,19 @@ void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     p.closeScope("");
     p.line("// Otherwise one launch per part:");
   }
+  // The launch of `part` (-3: the edge kernel) over `box` on lane `key`.
+  auto call = [&](int part, const std::string& box, const std::string& key) {
+    const std::string st = laned ? "stnc_rt::laneOf(lanes_, stream_, " + key + ")" : "stream_";
+    if (part == -3)
+      return "if ((e_ = region_edges::launchEdge(L_, " + box + ", r_, " + args + ", " + st + ")) != cudaSuccess) return e_";
+    const std::string ns = k.partSchedules.count(part) ? partNamespace(k, part) + "::" : "";
+    return "if ((e_ = " + ns + launchName(k, part) + "(L_, " + box + ", " + args + ", " + st + ")) != cudaSuccess) return e_";
+  };
+  if (edges >= 0) emitEdgeSplit(p, k, edges, call);
   emitPartDispatch(
       p, k,
       [&](int part, const std::string& box) {
-        const std::string ns = k.partSchedules.count(part) ? partNamespace(k, part) + "::" : "";
-        const std::string key = part >= 0 ? std::to_string(part) : box == "clip_" ? "0" : std::to_string(k.regions.size()) + " + b_";
-        const std::string st = laned ? "stnc_rt::laneOf(lanes_, stream_, " + key + ")" : "stream_";
-        return "if ((e_ = " + ns + launchName(k, part) + "(L_, " + box + ", " + args + ", " + st + ")) != cudaSuccess) return e_";
+        return call(part, box, part >= 0 ? std::to_string(part) : box == "clip_" ? "0" : std::to_string(k.regions.size()) + " + b_");
       },
       "return cudaErrorInvalidValue;");
   p.line("return e_;");

@@ -279,12 +279,13 @@ void emitRingIteration(CPrinter& p, const dag::Kernel& k, const passes::SmemPlan
 // vectors), the body or bodies with their stores, and the queues' shift.
 class StreamEmitter {
  public:
-  StreamEmitter(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part, int rows, int vec, const passes::SmemPlan* sp, bool fused)
+  StreamEmitter(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part, int rows, int vec, const passes::SmemPlan* sp, bool fused,
+                int queuePart)
       : p_(p), m_(m), k_(k), part_(part), rows_(rows), vec_(vec), sp_(sp), fused_(fused),
         real_(dag::elemCType(k.type)),
         vt_(vec > 1 ? vecType(k, vec) : real_),
         tk_(tileKernel(m.ctx, k, fused ? -2 : part, rows, vec)),
-        qs_(queuesOf(m.ctx, k, rows, vec, part)),
+        qs_(queuesOf(m.ctx, k, rows, vec, queuePart == -3 ? part : queuePart)),
         heads_(sp && k.schedule.heads),
         tma_(sp && sp->tma && !fused),
         banded_(sp && !fused),
@@ -652,8 +653,8 @@ class StreamEmitter {
 }  // namespace
 
 void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part, int rows, int vec, const std::string& kname,
-                      const std::string& params, const passes::SmemPlan* sp, bool fused) {
-  StreamEmitter(p, m, k, part, rows, vec, sp, fused).emit(kname, params);
+                      const std::string& params, const passes::SmemPlan* sp, bool fused, int queuePart) {
+  StreamEmitter(p, m, k, part, rows, vec, sp, fused, queuePart).emit(kname, params);
 }
 
 }  // namespace stnc::codegen

@@ -30,7 +30,9 @@ std::vector<Queue> queuesOf(const dag::Context& ctx, const dag::Kernel& k, int r
 // shared-memory rings (rows must be 1; every thread takes part in the copies and barriers, only those
 // inside the box store). fused: `part` is the fused region and sp its rings; the kernel also computes the
 // default equations, each block choosing per plane between region R_, the default part and both.
+// queuePart: the part whose register queues the kernel keeps (-3: `part`; the edge kernel of
+// passes/RegionEdges is fused with the default part's schedule, rings and queues: -1).
 void emitStreamKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part, int rows, int vec, const std::string& kname,
-                      const std::string& params, const passes::SmemPlan* sp = nullptr, bool fused = false);
+                      const std::string& params, const passes::SmemPlan* sp = nullptr, bool fused = false, int queuePart = -3);
 
 }  // namespace stnc::codegen
