@@ -1,26 +1,11 @@
 #include "passes/FuseRegions.h"
 
-#include "passes/SmemPlan.h"
+#include "passes/RegionPair.h"
 
 namespace stnc::passes {
 
 int fusableRegion(const dag::Context& ctx, const dag::Kernel& k, std::string* why) {
-  auto no = [&](const std::string& w) {
-    if (why) *why = w;
-    return -1;
-  };
-  if (k.regions.empty()) return no("the kernel has no regions");
-  if (k.rank() != 3) return no("rank " + std::to_string(k.rank()) + " (the fused kernel streams dimension 0 of a 3-D grid)");
-  if (k.regions.size() != 1) return no(std::to_string(k.regions.size()) + " regions (one region and the default equations are supported)");
-  const std::vector<int> parts = dag::kernelParts(k);
-  if (parts.size() != 2) return no("the region and the default equations must both have equations");
-  const dag::Schedule& s = k.scheduleOf(0);
-  if (s.strategy != dag::Strategy::Stream || s.smem == 0) return no("the region's schedule has no shared-memory rings");
-  if (s.rows > 1) return no("the region's schedule computes " + std::to_string(s.rows) + " rows per thread (the fused kernel computes one)");
-  const SmemPlan sp = planSmem(ctx, k, 0);
-  if (!sp.ok) return no("the region's rings do not fit (" + sp.why + ")");
-  if (why) why->clear();
-  return 0;
+  return regionPair(ctx, k, 0, "the fused kernel", "the region's", why);
 }
 
 void chooseFusion(const dag::Context& ctx, dag::Kernel& k, const std::string& mode) {

@@ -2,27 +2,16 @@
 
 #include <algorithm>
 
-#include "passes/SmemPlan.h"
+#include "passes/RegionPair.h"
 
 namespace stnc::passes {
 
 int edgeRegion(const dag::Context& ctx, const dag::Kernel& k, std::string* why) {
-  auto no = [&](const std::string& w) {
-    if (why) *why = w;
+  if (k.fusedRegion >= 0) {
+    if (why) *why = "the region is fused with the default equations (--fuse-regions=on)";
     return -1;
-  };
-  if (k.regions.empty()) return no("the kernel has no regions");
-  if (k.rank() != 3) return no("rank " + std::to_string(k.rank()) + " (edge kernels stream dimension 0 of a 3-D grid)");
-  if (k.regions.size() != 1) return no(std::to_string(k.regions.size()) + " regions (one region and the default equations are supported)");
-  if (dag::kernelParts(k).size() != 2) return no("the region and the default equations must both have equations");
-  if (k.fusedRegion >= 0) return no("the region is fused with the default equations (--fuse-regions=on)");
-  const dag::Schedule& s = k.scheduleOf(-1);
-  if (s.strategy != dag::Strategy::Stream || s.smem == 0) return no("the default part's schedule has no shared-memory rings");
-  if (s.rows > 1) return no("the default part's schedule computes " + std::to_string(s.rows) + " rows per thread (the edge kernel computes one)");
-  const SmemPlan sp = planSmem(ctx, k, -1);
-  if (!sp.ok) return no("the default part's rings do not fit (" + sp.why + ")");
-  if (why) why->clear();
-  return 0;
+  }
+  return regionPair(ctx, k, -1, "the edge kernel", "the default part's", why);
 }
 
 void chooseEdges(const dag::Context& ctx, dag::Kernel& k, const std::string& mode) {

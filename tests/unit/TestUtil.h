@@ -40,4 +40,20 @@ inline const char* const kAcousticShell =
     "  v = ((2.0 + 2.0 * eta) * u - v + roc2 * (lap8(u) + phi)) / (1.0 + 2.0 * eta);\n"
     "  phi = (phi - (dx2(eta) * dx2(u) + dy2(eta) * dy2(u) + dz2(eta) * dz2(u))) / (1.0 + eta); }";
 
+// Kernels without the region-pair shape (passes/RegionPair: one region plus default equations, rank 3),
+// each with a word of the reason both region kernels (fused, edges) give.
+struct NotRegionPair {
+  const char* src;
+  const char* why;
+};
+inline const NotRegionPair kNotRegionPair[] = {
+    {"stencil s(i, j, k) : f64 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k]; }", "no regions"},
+    {"stencil s(i, j) : f64 { in u; out v; region r = [1:-1, 1:-1]; v @ r = u[i-1,j] + u[i+1,j]; v = u; }", "rank 2"},
+    {"stencil s(i, j, k) : f64 { in u; out v; region a = [1:-1, 1:-1, 1:-1]; region b = [2:-2, 2:-2, 2:-2];\n"
+     "  v @ a = u[i-1,j,k] + u[i+1,j,k]; v @ b = u; v = u; }",
+     "2 regions"},
+    {"stencil s(i, j, k) : f64 { in u; out v; region r = [1:-1, 1:-1, 1:-1]; v @ r = u[i-1,j,k] + u[i+1,j,k]; }",
+     "both have equations"},
+};
+
 }  // namespace stnc::test

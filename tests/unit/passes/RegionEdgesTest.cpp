@@ -39,20 +39,7 @@ TEST_CASE("the acoustic shell takes region edges under --region-edges=on only, a
 }
 
 TEST_CASE("kernels an edge kernel cannot take, each with its reason") {
-  struct Case {
-    const char* src;
-    const char* why;
-  };
-  const Case cases[] = {
-      {"stencil s(i, j, k) : f64 { in u; out v; v = u[i-1,j,k] + u[i+1,j,k]; }", "no regions"},
-      {"stencil s(i, j) : f64 { in u; out v; region r = [1:-1, 1:-1]; v @ r = u[i-1,j] + u[i+1,j]; v = u; }", "rank 2"},
-      {"stencil s(i, j, k) : f64 { in u; out v; region a = [1:-1, 1:-1, 1:-1]; region b = [2:-2, 2:-2, 2:-2];\n"
-       "  v @ a = u[i-1,j,k] + u[i+1,j,k]; v @ b = u; v = u; }",
-       "2 regions"},
-      {"stencil s(i, j, k) : f64 { in u; out v; region r = [1:-1, 1:-1, 1:-1]; v @ r = u[i-1,j,k] + u[i+1,j,k]; }",
-       "both have equations"},
-  };
-  for (const Case& cs : cases) {
+  for (const test::NotRegionPair& cs : test::kNotRegionPair) {
     CAPTURE(cs.src);
     auto c = test::compileText(cs.src, {}, edges("on"));
     REQUIRE_MESSAGE(c->module, c->diagText());
