@@ -10,6 +10,10 @@
                 nonzero); run with AB_CHECK=none. It bounds what a face kernel with per-lane region dispatch
                 (inner lanes run the inner body) could gain: it ignores the divergent inner lanes' cost.
 --inner-chunk N the inner region's part streams N planes per block (the policy: 32).
+--kfull         (session 29) the inner region's part covers whole rows along dim 2 ([0, n)) and the k-faces vanish:
+                the inner equation on the k-faces' columns, WRONG there (no PML); a lower bound on a region kernel
+                whose edge tiles also compute the k-faces (it moves the faces' u, v, roc2 bytes but not eta and
+                phi, and runs no shell body). Run with AB_CHECK=none.
 --l2-fetch N    cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, N) before main (a static initializer appended
                 to the file): the L2's DRAM fetch granularity, 0..128 bytes.
 """
@@ -27,6 +31,20 @@ if "--kedge" in args:
     old2 = """      if (nb_ >= 0) nb_ = stnc_rt::subtractBox(boxes_, nb_, 64, stnc_rt::regionBox(L_, kLo_inner, kHi_inner));"""
     new2 = """      stnc_rt::Box kb_ = stnc_rt::regionBox(L_, kLo_inner, kHi_inner);
       kb_.lo[2] = (kb_.lo[2] + 31) / 32 * 32; kb_.hi[2] = kb_.hi[2] / 32 * 32;  // kedge.py
+      if (nb_ >= 0) nb_ = stnc_rt::subtractBox(boxes_, nb_, 64, kb_);"""
+    for o, w in ((old, new), (old2, new2)):
+        if s.count(o) != 1:
+            sys.exit("kedge.py: expected text not found once in " + path + ":\n" + o)
+        s = s.replace(o, w)
+    n += 1
+if "--kfull" in args:
+    old = """        const stnc_rt::Box b_ = stnc_rt::intersect(clip_, stnc_rt::regionBox(L_, kLo_inner, kHi_inner));"""
+    new = """        stnc_rt::Box rb_ = stnc_rt::regionBox(L_, kLo_inner, kHi_inner);
+        rb_.lo[2] = 0; rb_.hi[2] = L_.n[2];  // kedge.py --kfull
+        const stnc_rt::Box b_ = stnc_rt::intersect(clip_, rb_);"""
+    old2 = """      if (nb_ >= 0) nb_ = stnc_rt::subtractBox(boxes_, nb_, 64, stnc_rt::regionBox(L_, kLo_inner, kHi_inner));"""
+    new2 = """      stnc_rt::Box kb_ = stnc_rt::regionBox(L_, kLo_inner, kHi_inner);
+      kb_.lo[2] = 0; kb_.hi[2] = L_.n[2];  // kedge.py --kfull
       if (nb_ >= 0) nb_ = stnc_rt::subtractBox(boxes_, nb_, 64, kb_);"""
     for o, w in ((old, new), (old2, new2)):
         if s.count(o) != 1:
