@@ -2,7 +2,10 @@
 """Experiment (session 29, issue 8): the PML faces thin along dim 2 (the k-faces) computed inside the inner region
 kernel's edge tiles, in the generated acoustic.cu.
 
-  kedgetile.py acoustic.cu
+  kedgetile.py [--prefetch-l1] acoustic.cu
+
+--prefetch-l1: the edge tiles' threads with shell columns also issue prefetch.global.L1 for the eta and phi rows
+they read two planes ahead (no registers, no shared memory).
 
 The inner part's launch covers whole rows along dim 2 ([0, n), as kedge.py --kfull) and the two k-face boxes go
 away. In the tile columns that hold k-face points (block-uniform test on the block's first column), each thread
@@ -90,6 +93,16 @@ for c, d in enumerate(cols):
         "            sh_[%d] = true;" % c,
         "            shellPoint(%s, %s, %s, %s, __ldg(&eta[q_]), __ldg(&eta[q_ + s0_]), __ldg(&eta[q_ - s0_]), __ldg(&eta[q_ + s1_]), __ldg(&eta[q_ - s1_]), __ldg(&eta[q_ + 1]), __ldg(&eta[q_ - 1]), %s, %s, %s, %s, %s, %s, phi[q_], vs_[%d], ps_[%d]);"
         % (d["u0"], d["lap"], d["v0"], d["r"], d["uxp"], d["uxm"], d["uyp"], d["uym"], d["uzp"], d["uzm"], c, c),
+        "          }"]
+if "--prefetch-l1" in sys.argv[1:-1]:
+    shell += [
+        "          if (x_ + 2 < x1_ && z_ < B_.hi[2] && (z_ < rlo_ || z_ + 3 >= rhi_)) {  // kedgetile.py --prefetch-l1",
+        "            const long f_ = p_ + 2 * s0_;",
+        "            asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(eta + f_));",
+        "            asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(eta + f_ + s1_));",
+        "            asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(eta + f_ - s1_));",
+        "            asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(eta + f_ + s0_));",
+        "            asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(phi + f_));",
         "          }"]
 shell += ["        }"]
 newstore = """        if (act_) {
