@@ -4,6 +4,8 @@ kernel's edge tiles, in the generated acoustic.cu.
 
   kedgetile.py [--prefetch-l1] acoustic.cu
 
+--no-eta-loads (timing only, WRONG results): the shell points read eta = 0 and phi = 0 instead of loading them.
+--no-divide (timing only, WRONG results): the shell equations multiply where they divide.
 --prefetch-l1: the edge tiles' threads with shell columns also issue prefetch.global.L1 for the eta and phi rows
 they read two planes ahead (no registers, no shared memory).
 
@@ -52,12 +54,15 @@ helper = """// kedgetile.py: one PML point (the default part's v and phi equatio
       po = stnc_rt::divide(t104, t105);
     }
     """
+if "--no-divide" in sys.argv[1:-1]:
+    helper = helper.replace("vo = stnc_rt::divide(t78, t79);", "vo = t78 * t79;").replace("po = stnc_rt::divide(t104, t105);", "po = t104 * t105;")
 s = s[:a] + helper + s[a:]
 
 # 3. in the inner kernel: the shell columns of the edge tiles
 a = s.index("__global__ void __launch_bounds__(kBlockX * kBlockY) sweepPart_inner(")
 b = s.index("}  // sweepPart_inner", a)
 k = s[a:b]
+noEta = "--no-eta-loads" in sys.argv[1:-1]
 store = k.index("        if (act_) {\n          if (whole_) {")
 body = k[:store]
 
@@ -89,7 +94,7 @@ shell = ["        // kedgetile.py: the tile columns holding k-face points comput
 for c, d in enumerate(cols):
     shell += [
         "          if ((z_ + %d < rlo_ || z_ + %d >= rhi_) && z_ + %d >= B_.lo[2] && z_ + %d < B_.hi[2]) {" % (c, c, c, c),
-        "            const long q_ = p_ + %d;" % c,
+        "            const long q_ = p_ + %d; (void)q_;" % c,
         "            sh_[%d] = true;" % c,
         "            shellPoint(%s, %s, %s, %s, __ldg(&eta[q_]), __ldg(&eta[q_ + s0_]), __ldg(&eta[q_ - s0_]), __ldg(&eta[q_ + s1_]), __ldg(&eta[q_ - s1_]), __ldg(&eta[q_ + 1]), __ldg(&eta[q_ - 1]), %s, %s, %s, %s, %s, %s, phi[q_], vs_[%d], ps_[%d]);"
         % (d["u0"], d["lap"], d["v0"], d["r"], d["uxp"], d["uxm"], d["uyp"], d["uym"], d["uzp"], d["uzm"], c, c),
@@ -104,6 +109,10 @@ if "--prefetch-l1" in sys.argv[1:-1]:
         "            asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(eta + f_ + s0_));",
         "            asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(phi + f_));",
         "          }"]
+if noEta:
+    shell = [l.replace("__ldg(&eta[q_])", "0.0f").replace("__ldg(&eta[q_ + s0_])", "0.0f").replace("__ldg(&eta[q_ - s0_])", "0.0f")
+             .replace("__ldg(&eta[q_ + s1_])", "0.0f").replace("__ldg(&eta[q_ - s1_])", "0.0f").replace("__ldg(&eta[q_ + 1])", "0.0f")
+             .replace("__ldg(&eta[q_ - 1])", "0.0f").replace("phi[q_], vs_", "0.0f, vs_") for l in shell]
 shell += ["        }"]
 newstore = """        if (act_) {
           if (whole_) {
@@ -124,7 +133,6 @@ newstore = """        if (act_) {
 oldstore_end = k.index("        }\n", k.index("          else {  // the box's first or last column group", store))
 oldstore_end = k.index("        }\n", oldstore_end + 1) + len("        }\n")
 k = k[:store] + "\n".join(shell) + "\n" + newstore + k[oldstore_end:]
-k = k.replace("      (void)s1_;\n", "", 1)
 k = k.replace("(void)eta; (void)phi; ", "", 1)
 s = s[:a] + k + s[b:]
 open(path, "w").write(s)
