@@ -17,39 +17,21 @@
 --l2-fetch N    cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, N) before main (a static initializer appended
                 to the file): the L2's DRAM fetch granularity, 0..128 bytes.
 """
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from patchlib import inner_dim2  # noqa: E402
 
 args = sys.argv[1:]
 path = args.pop()
 s = open(path).read()
 n = 0
 if "--kedge" in args:
-    old = """        const stnc_rt::Box b_ = stnc_rt::intersect(clip_, stnc_rt::regionBox(L_, kLo_inner, kHi_inner));"""
-    new = """        stnc_rt::Box rb_ = stnc_rt::regionBox(L_, kLo_inner, kHi_inner);
-        rb_.lo[2] = (rb_.lo[2] + 31) / 32 * 32; rb_.hi[2] = rb_.hi[2] / 32 * 32;  // kedge.py
-        const stnc_rt::Box b_ = stnc_rt::intersect(clip_, rb_);"""
-    old2 = """      if (nb_ >= 0) nb_ = stnc_rt::subtractBox(boxes_, nb_, 64, stnc_rt::regionBox(L_, kLo_inner, kHi_inner));"""
-    new2 = """      stnc_rt::Box kb_ = stnc_rt::regionBox(L_, kLo_inner, kHi_inner);
-      kb_.lo[2] = (kb_.lo[2] + 31) / 32 * 32; kb_.hi[2] = kb_.hi[2] / 32 * 32;  // kedge.py
-      if (nb_ >= 0) nb_ = stnc_rt::subtractBox(boxes_, nb_, 64, kb_);"""
-    for o, w in ((old, new), (old2, new2)):
-        if s.count(o) != 1:
-            sys.exit("kedge.py: expected text not found once in " + path + ":\n" + o)
-        s = s.replace(o, w)
+    s = inner_dim2(s, "({b}.lo[2] + 31) / 32 * 32", "{b}.hi[2] / 32 * 32", "kedge.py")
     n += 1
 if "--kfull" in args:
-    old = """        const stnc_rt::Box b_ = stnc_rt::intersect(clip_, stnc_rt::regionBox(L_, kLo_inner, kHi_inner));"""
-    new = """        stnc_rt::Box rb_ = stnc_rt::regionBox(L_, kLo_inner, kHi_inner);
-        rb_.lo[2] = 0; rb_.hi[2] = L_.n[2];  // kedge.py --kfull
-        const stnc_rt::Box b_ = stnc_rt::intersect(clip_, rb_);"""
-    old2 = """      if (nb_ >= 0) nb_ = stnc_rt::subtractBox(boxes_, nb_, 64, stnc_rt::regionBox(L_, kLo_inner, kHi_inner));"""
-    new2 = """      stnc_rt::Box kb_ = stnc_rt::regionBox(L_, kLo_inner, kHi_inner);
-      kb_.lo[2] = 0; kb_.hi[2] = L_.n[2];  // kedge.py --kfull
-      if (nb_ >= 0) nb_ = stnc_rt::subtractBox(boxes_, nb_, 64, kb_);"""
-    for o, w in ((old, new), (old2, new2)):
-        if s.count(o) != 1:
-            sys.exit("kedge.py: expected text not found once in " + path + ":\n" + o)
-        s = s.replace(o, w)
+    s = inner_dim2(s, "0", "L_.n[2]", "kedge.py --kfull")
     n += 1
 if "--inner-chunk" in args:
     chunk = int(args[args.index("--inner-chunk") + 1])
@@ -75,5 +57,5 @@ if "--l2-fetch" in args:
           "}();\n" % g)
     n += 1
 if n == 0:
-    sys.exit("kedge.py: nothing to do (give --kedge and/or --inner-chunk N)")
+    sys.exit("kedge.py: nothing to do (give --kedge, --kfull, --inner-chunk N and/or --l2-fetch N)")
 open(path, "w").write(s)

@@ -19,26 +19,19 @@ result must stay bit for bit (the sample's --check decides). v is stored with th
 per point. Hard-wired to the sample: PML width 27, one region, f32, the inner part's 4 columns per thread.
 Measured: bench/results/2026-12-04-s29-kfaces.md.
 """
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from patchlib import inner_dim2  # noqa: E402
 
 path = sys.argv[-1]
 s = open(path).read()
 W = 27
 
 # 1. kfull: the inner launch over whole rows, no k-face boxes
-for old, new in (
-    ("""        const stnc_rt::Box b_ = stnc_rt::intersect(clip_, stnc_rt::regionBox(L_, kLo_inner, kHi_inner));""",
-     """        stnc_rt::Box rb_ = stnc_rt::regionBox(L_, kLo_inner, kHi_inner);
-        rb_.lo[2] = 0; rb_.hi[2] = L_.n[2];  // kedgetile.py: whole rows, the k-faces in the edge tiles
-        const stnc_rt::Box b_ = stnc_rt::intersect(clip_, rb_);"""),
-    ("""      if (nb_ >= 0) nb_ = stnc_rt::subtractBox(boxes_, nb_, 64, stnc_rt::regionBox(L_, kLo_inner, kHi_inner));""",
-     """      stnc_rt::Box kb_ = stnc_rt::regionBox(L_, kLo_inner, kHi_inner);
-      kb_.lo[2] = 0; kb_.hi[2] = L_.n[2];  // kedgetile.py
-      if (nb_ >= 0) nb_ = stnc_rt::subtractBox(boxes_, nb_, 64, kb_);""")):
-    if s.count(old) != 1:
-        sys.exit("kedgetile.py: expected text not found once:\n" + old)
-    s = s.replace(old, new)
+s = inner_dim2(s, "0", "L_.n[2]", "kedgetile.py: whole rows, the k-faces in the edge tiles")
 
 # 2. the shell point, in the default part's term order
 a = s.index("__global__ void __launch_bounds__(kBlockX * kBlockY) sweepPart_inner(")

@@ -19,8 +19,11 @@ Measured (bench/results/2026-12-04-s29-kfaces.md): 181.6 vs 188.6 Gpts/s zero fi
 1766 + 2 x 189: a dead end. Known limit: each k-face gets one tile column, so grids where a face straddles two
 (the check's 128x120x112) come out wrong; at 800 the faces are one column each and the timing stands.
 """
-import re
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from patchlib import replace_once  # noqa: E402
 
 args = sys.argv[1:]
 path = args.pop()
@@ -112,12 +115,10 @@ new_loop = """      const stnc_rt::Box ib_ = stnc_rt::intersect(clip_, stnc_rt::
       for (int b_ = 0; b_ < nb_; ++b_)
         if (!(hf_ && (b_ == klo_ || b_ == khi_)))
         if (!stnc_rt::boxEmpty(boxes_[b_])) if ((e_ = default_part::launchPart("""
-assert s.count(old_loop) == 1, "khf.py: launchSweep's box loop not found"
-s = s.replace(old_loop, new_loop)
+s = replace_once(s, old_loop, new_loop, "khf.py")
 old_inner = """        if (!stnc_rt::boxEmpty(b_)) if ((e_ = launchPart_inner(L_, b_, u, roc2, eta, v, phi, stnc_rt::laneOf(lanes_, stream_, 0))) != cudaSuccess) return e_;"""
 new_inner = """        if (hf_) { if ((e_ = launchHF(L_, b_, boxes_[klo_], boxes_[khi_], u, roc2, eta, v, phi, stnc_rt::laneOf(lanes_, stream_, 0))) != cudaSuccess) return e_; }
         else if (!stnc_rt::boxEmpty(b_)) if ((e_ = launchPart_inner(L_, b_, u, roc2, eta, v, phi, stnc_rt::laneOf(lanes_, stream_, 0))) != cudaSuccess) return e_;"""
-assert s.count(old_inner) == 1, "khf.py: the inner launch not found"
-s = s.replace(old_inner, new_inner)
+s = replace_once(s, old_inner, new_inner, "khf.py")
 open(path, "w").write(s)
 print("khf.py: sweepHF (order %s) in %s" % (order, path))

@@ -57,20 +57,26 @@ __global__ void fusedPts(Geo g, Box b, int a, int z, const float* __restrict__ u
   v[p] = (2.f + e) * uu - vv + r * f;
   phi[p] = f - e * uu;
 }
-// The same accesses as 16-byte vectors, two planes per thread (all loads before the stores): more bytes in flight.
+// The thread of a vector kernel: columns k4 .. k4+3, row j, planes i0 .. i0+np-1 of box b; false past the box.
+template <int PPT>
+__device__ bool vecSite(const Box& b, int& k4, int& j, int& i0, int& np) {
+  k4 = b.lo[2] / 4 * 4 + (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  j = b.lo[1] + blockIdx.y * blockDim.y + threadIdx.y;
+  i0 = b.lo[0] + blockIdx.z * PPT;
+  np = b.hi[0] - i0 < PPT ? b.hi[0] - i0 : PPT;
+  return k4 < b.hi[2] && j < b.hi[1];
+}
+// The same accesses as 16-byte vectors, PPT planes per thread (all loads before the stores): more bytes in flight.
 // Thread columns k4 .. k4+3 (k4 a multiple of 4: the rows start on 128 bytes, so every vector is aligned); a vector
 // partly outside the box stores only its points inside. bx threads along dim 2 (4 columns each), 256 / bx rows.
 template <bool Shell, int PPT>
 __global__ void vecPts(Geo g, Box b, int a, int z, const float* __restrict__ u, const float* __restrict__ roc2,
                        const float* __restrict__ eta, float* __restrict__ v, float* __restrict__ phi) {
-  const int k4 = b.lo[2] / 4 * 4 + (blockIdx.x * blockDim.x + threadIdx.x) * 4;
-  const int j = b.lo[1] + blockIdx.y * blockDim.y + threadIdx.y;
-  const int i0 = b.lo[0] + blockIdx.z * PPT;
-  if (k4 >= b.hi[2] || j >= b.hi[1]) return;
+  int k4, j, i0, np;
+  if (!vecSite<PPT>(b, k4, j, i0, np)) return;
   const bool whole = k4 >= b.lo[2] && k4 + 4 <= b.hi[2] && !(Shell && k4 + 4 > a && k4 < z && a < z);
   float4 U[PPT], V[PPT], R[PPT], E[PPT], P[PPT];
   long p[PPT];
-  const int np = b.hi[0] - i0 < PPT ? b.hi[0] - i0 : PPT;
 #pragma unroll
   for (int q = 0; q < PPT; ++q) {
     if (q >= np) break;
@@ -109,15 +115,12 @@ __global__ void vecPts(Geo g, Box b, int a, int z, const float* __restrict__ u, 
 template <int PPT>
 __global__ void vecFused(Geo g, Box b, int a, int z, const float* __restrict__ u, const float* __restrict__ roc2,
                          const float* __restrict__ eta, float* __restrict__ v, float* __restrict__ phi) {
-  const int k4 = b.lo[2] / 4 * 4 + (blockIdx.x * blockDim.x + threadIdx.x) * 4;
-  const int j = b.lo[1] + blockIdx.y * blockDim.y + threadIdx.y;
-  const int i0 = b.lo[0] + blockIdx.z * PPT;
-  if (k4 >= b.hi[2] || j >= b.hi[1]) return;
+  int k4, j, i0, np;
+  if (!vecSite<PPT>(b, k4, j, i0, np)) return;
   const bool jin = j >= a && j < z;
   float4 U[PPT], V[PPT], R[PPT], E[PPT], P[PPT];
   long p[PPT];
   bool sh[PPT];
-  const int np = b.hi[0] - i0 < PPT ? b.hi[0] - i0 : PPT;
 #pragma unroll
   for (int q = 0; q < PPT; ++q) {
     if (q >= np) break;
