@@ -10,8 +10,12 @@
 #   acoustic --bench --n AB_N (800) --steps 1000 --chunk 100 --init random, then --init zero
 # interleaved across the variants (A B A B ...: one board's drift and power state hit all alike), each under
 # scripts/smi-sample.sh (clocks, power, power-cap share). Prints one table row per run and writes
-# $OUT/acoustic-ab.md (OUT defaults to samples/acoustic/out). Every stage has a time limit; the whole script
-# ends within AB_BUDGET seconds (default 420). Exit status 0 only if every build, check and run succeeded.
+# $OUT/acoustic-ab.md (OUT defaults to samples/acoustic/out). AB_SANITIZE=all (or LABEL,LABEL...) also runs
+# every (every named) variant under compute-sanitizer, racecheck then memcheck, on one case
+# `--compare --size 128x120x112 --steps 3 --init random` (a patched kernel's shared-memory rings are what
+# racecheck is for); a finding fails the script.
+# Every stage has a time limit; the whole script ends within AB_BUDGET seconds (default 420). Exit status 0
+# only if every build, check, sanitizer run and timed run succeeded.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -78,6 +82,23 @@ for i in "${built[@]}"; do
   fi
 done
 
+sanit=()
+if [[ -n ${AB_SANITIZE:-} ]]; then
+  for i in "${built[@]}"; do
+    [[ $AB_SANITIZE == all || ,$AB_SANITIZE, == *,${labels[$i]},* ]] || continue
+    bin=$scratch/b$i/gpu/acoustic
+    sanit[$i]=clean
+    for tool in racecheck memcheck; do
+      echo "== compute-sanitizer --tool $tool ${labels[$i]}" >>"$log"
+      limited 150 compute-sanitizer --tool "$tool" --error-exitcode 3 "$bin" --compare --size 128x120x112 --steps 3 \
+        --init random --backend cuda >"$scratch/san$i-$tool.out" 2>&1
+      rc=$?
+      cat "$scratch/san$i-$tool.out" >>"$log"
+      if ((rc != 0)); then sanit[$i]="$tool FAILED (rc $rc)"; ok=0; break; fi
+    done
+  done
+fi
+
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 rows=()
 for ((r = 1; r <= rounds; ++r)); do
@@ -107,11 +128,11 @@ done
   echo
   echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1). Grid ${n}³ f32,"
   echo "1000 timed steps (10 x step(100), CUDA events, after 20 warm-up steps) per run; runs interleaved across the variants."
-  echo "Command: \`STNC=${STNC:-build-static/stnc} AB_ROUNDS=$rounds AB_CHECK=${AB_CHECK:-all} bash samples/acoustic/ab.sh ${variants[*]@Q}\`"
+  echo "Command: \`STNC=${STNC:-build-static/stnc} AB_ROUNDS=$rounds AB_CHECK=${AB_CHECK:-all} AB_SANITIZE=${AB_SANITIZE:-} bash samples/acoustic/ab.sh ${variants[*]@Q}\`"
   echo
-  echo "| variant | flags (stnc \| nvcc \| sed) | check |"
-  echo "| --- | --- | --- |"
-  for i in "${!variants[@]}"; do echo "| ${labels[$i]} | \`${variants[$i]#*=}\` | ${checks[$i]:-not built} |"; done
+  echo "| variant | flags (stnc \| nvcc \| sed) | check | compute-sanitizer |"
+  echo "| --- | --- | --- | --- |"
+  for i in "${!variants[@]}"; do echo "| ${labels[$i]} | \`${variants[$i]#*=}\` | ${checks[$i]:-not built} | ${sanit[$i]:-not run} |"; done
   echo
   echo "| variant | round | init | Gpts/s (median) | Gpts/s (mean) | median ms/step | b2b sweep ms | inner sweep ms | nvidia-smi |"
   echo "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |"

@@ -20,64 +20,28 @@ per point. Hard-wired to the sample: PML width 27, one region, f32, the inner pa
 Measured: bench/results/2026-12-04-s29-kfaces.md.
 """
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from patchlib import inner_dim2  # noqa: E402
+from patchlib import PML, inner_columns, inner_dim2, inner_kernel, replace_store, shell_helper  # noqa: E402
 
+opts = sys.argv[1:-1]
 path = sys.argv[-1]
 s = open(path).read()
-W = 27
+W = PML
 
 # 1. kfull: the inner launch over whole rows, no k-face boxes
 s = inner_dim2(s, "0", "L_.n[2]", "kedgetile.py: whole rows, the k-faces in the edge tiles")
 
 # 2. the shell point, in the default part's term order
-a = s.index("__global__ void __launch_bounds__(kBlockX * kBlockY) sweepPart_inner(")
-helper = """// kedgetile.py: one PML point (the default part's v and phi equations, its term order, -fmad=false)
-    __device__ __forceinline__ void shellPoint(float u0, float lap, float v0, float r, float e0, float exp_, float exm_, float eyp_, float eym_, float ezp_, float ezm_, float uxp_, float uxm_, float uyp_, float uym_, float uzp_, float uzm_, float phi0, float& vo, float& po) {
-      const float t69 = 2.0f * e0, t70 = 2.0f + t69, t71 = e0 * e0, t72 = t70 - t71, t73 = t72 * u0, t74 = t73 - v0;
-      const float t76 = lap + phi0, t77 = r * t76, t78 = t74 + t77, t79 = 1.0f + t69;
-      vo = stnc_rt::divide(t78, t79);
-      const float t84 = 0.5f * (exp_ - exm_), t86 = 0.5f * (uxp_ - uxm_), t87 = t84 * t86;
-      const float t91 = 0.5f * (eyp_ - eym_), t93 = 0.5f * (uyp_ - uym_), t94 = t91 * t93, t95 = t87 + t94;
-      const float t99 = 0.5f * (ezp_ - ezm_), t101 = 0.5f * (uzp_ - uzm_), t102 = t99 * t101, t103 = t95 + t102;
-      const float t104 = phi0 - t103, t105 = 1.0f + e0;
-      po = stnc_rt::divide(t104, t105);
-    }
-    """
-if "--no-divide" in sys.argv[1:-1]:
-    helper = helper.replace("vo = stnc_rt::divide(t78, t79);", "vo = t78 * t79;").replace("po = stnc_rt::divide(t104, t105);", "po = t104 * t105;")
-s = s[:a] + helper + s[a:]
+a, _ = inner_kernel(s)
+s = s[:a] + shell_helper("kedgetile.py", "--no-divide" in opts) + s[a:]
 
 # 3. in the inner kernel: the shell columns of the edge tiles
-a = s.index("__global__ void __launch_bounds__(kBlockX * kBlockY) sweepPart_inner(")
-b = s.index("}  // sweepPart_inner", a)
+a, b = inner_kernel(s)
 k = s[a:b]
-noEta = "--no-eta-loads" in sys.argv[1:-1]
-store = k.index("        if (act_) {\n          if (whole_) {")
-body = k[:store]
-
-
-def name(off):
-    return "u_%s_" % "_".join(("m%d" % -o) if o < 0 else str(o) for o in off)
-
-
-def mustHave(v):
-    if not re.search(r"const float %s = " % re.escape(v), body):
-        sys.exit("kedgetile.py: no %s in the inner body" % v)
-    return v
-
-
-cols = []
-for c in range(4):
-    lapm = re.search(r"const float t\d+_ = roc2_0_0_%d_ \* (t\d+_);" % c, body)
-    if not lapm:
-        sys.exit("kedgetile.py: lap8 of column %d not found" % c)
-    u = lambda di, dj, dk: mustHave(name((di, dj, c + dk)))
-    cols.append(dict(lap=lapm.group(1), u0=u(0, 0, 0), v0=mustHave("v_0_0_%d_" % c), r=mustHave("roc2_0_0_%d_" % c),
-                     uxp=u(1, 0, 0), uxm=u(-1, 0, 0), uyp=u(0, 1, 0), uym=u(0, -1, 0), uzp=u(0, 0, 1), uzm=u(0, 0, -1)))
+noEta = "--no-eta-loads" in opts
+cols = inner_columns(k[:k.index("        if (act_) {\n          if (whole_) {")], "kedgetile.py")
 
 shell = ["        // kedgetile.py: the tile columns holding k-face points compute them with the shell equations",
          "        float vs_[4] = {v_r0_c0_, v_r0_c1_, v_r0_c2_, v_r0_c3_}, ps_[4] = {0.0f, 0.0f, 0.0f, 0.0f};",
@@ -92,7 +56,7 @@ for c, d in enumerate(cols):
         "            shellPoint(%s, %s, %s, %s, __ldg(&eta[q_]), __ldg(&eta[q_ + s0_]), __ldg(&eta[q_ - s0_]), __ldg(&eta[q_ + s1_]), __ldg(&eta[q_ - s1_]), __ldg(&eta[q_ + 1]), __ldg(&eta[q_ - 1]), %s, %s, %s, %s, %s, %s, phi[q_], vs_[%d], ps_[%d]);"
         % (d["u0"], d["lap"], d["v0"], d["r"], d["uxp"], d["uxm"], d["uyp"], d["uym"], d["uzp"], d["uzm"], c, c),
         "          }"]
-if "--prefetch-l1" in sys.argv[1:-1]:
+if "--prefetch-l1" in opts:
     shell += [
         "          if (x_ + 2 < x1_ && z_ < B_.hi[2] && (z_ < rlo_ || z_ + 3 >= rhi_)) {  // kedgetile.py --prefetch-l1",
         "            const long f_ = p_ + 2 * s0_;",
@@ -107,25 +71,7 @@ if noEta:
              .replace("__ldg(&eta[q_ + s1_])", "0.0f").replace("__ldg(&eta[q_ - s1_])", "0.0f").replace("__ldg(&eta[q_ + 1])", "0.0f")
              .replace("__ldg(&eta[q_ - 1])", "0.0f").replace("phi[q_], vs_", "0.0f, vs_") for l in shell]
 shell += ["        }"]
-newstore = """        if (act_) {
-          if (whole_) {
-            stnc_rt::storeOnce(reinterpret_cast<float4*>(&v[p_]), float4{vs_[0], vs_[1], vs_[2], vs_[3]});
-          }
-          else {  // the box's first or last column group
-            if (z_ + 0 >= B_.lo[2] && z_ + 0 < B_.hi[2]) v[p_] = vs_[0];
-            if (z_ + 1 >= B_.lo[2] && z_ + 1 < B_.hi[2]) v[p_ + 1] = vs_[1];
-            if (z_ + 2 >= B_.lo[2] && z_ + 2 < B_.hi[2]) v[p_ + 2] = vs_[2];
-            if (z_ + 3 >= B_.lo[2] && z_ + 3 < B_.hi[2]) v[p_ + 3] = vs_[3];
-          }
-          if (sh_[0]) phi[p_] = ps_[0];
-          if (sh_[1]) phi[p_ + 1] = ps_[1];
-          if (sh_[2]) phi[p_ + 2] = ps_[2];
-          if (sh_[3]) phi[p_ + 3] = ps_[3];
-        }
-"""
-oldstore_end = k.index("        }\n", k.index("          else {  // the box's first or last column group", store))
-oldstore_end = k.index("        }\n", oldstore_end + 1) + len("        }\n")
-k = k[:store] + "\n".join(shell) + "\n" + newstore + k[oldstore_end:]
+k = replace_store(k, shell)
 k = k.replace("(void)eta; (void)phi; ", "", 1)
 s = s[:a] + k + s[b:]
 open(path, "w").write(s)
