@@ -9,6 +9,9 @@ cap() {  # name kernel skip points
   echo "### $1 ($2, launch $3)"; python3 scripts/gpu/sass_hot.py $OUT/$1.csv $4
   grep -E '"(Issue Slots Busy|Issued Warp Per Scheduler|No Eligible|Active Warps Per Scheduler|Eligible Warps Per Scheduler|Warp Cycles Per Issued Instruction|Avg. Active Threads Per Warp)"' $OUT/$1-details.csv | awk -F'","' '{print $(NF-2), $(NF-1), $NF}'
 }
-cap iface sweepPart 0 17280000
-cap kface sweepPart 4 15025932
+# The launches of one step (profile.sh's table): the i- and j-faces run the TMA ring kernel (launches 0, 1 and
+# 2, 3 of sweepPart_tma), the k-faces the cp.async one (sweepPart 0, 1), then the inner region.
+cap iface sweepPart_tma 0 17280000
+cap jface sweepPart_tma 2 16113600
+cap kface sweepPart 0 15025932
 cap inner sweepPart_inner 0 415160936
