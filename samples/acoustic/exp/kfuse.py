@@ -8,13 +8,14 @@ Patches a --fuse-regions=on acoustic.cu so that launchSweep runs
   - the inner region's own part over the 64-aligned middle between them (whole 256-byte tile rows),
   - the default part over the rest (the four PML faces thin along dims 0 and 1, as before).
 Results are exact (every point runs its own equations); the check applies."""
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from patchlib import FUSED_LAUNCH, default_part_rest, replace_once  # noqa: E402
 
 path = sys.argv[1]
 s = open(path).read()
-old = """        bool done_ = false;
-        if ((e_ = fused_region::launchFused(L_, clip_, r_, u, roc2, eta, v, phi, stream_, done_)) != cudaSuccess || done_) return e_;
-      }"""
 new = """        // kfuse.py: edge boxes along dim 2 to the fused kernel, the aligned middle to the inner part.
         stnc_rt::Box rows_ = r_;
         rows_.lo[2] = clip_.lo[2]; rows_.hi[2] = clip_.hi[2];
@@ -27,14 +28,6 @@ new = """        // kfuse.py: edge boxes along dim 2 to the fused kernel, the al
           if ((e_ = fused_region::launchFused(L_, e2_, r_, u, roc2, eta, v, phi, stnc_rt::laneOf(lanes_, stream_, 6), d2_)) != cudaSuccess) return e_;
           if (!d1_ || !d2_) return cudaErrorInvalidValue;  // kfuse.py: an edge box the fused kernel refused
           if ((e_ = launchPart_inner(L_, mid_, u, roc2, eta, v, phi, stnc_rt::laneOf(lanes_, stream_, 0))) != cudaSuccess) return e_;
-          stnc_rt::Box rest_[64] = {clip_};
-          const int nr_ = stnc_rt::subtractBox(rest_, 1, 64, rows_);
-          if (nr_ < 0) return cudaErrorInvalidValue;
-          for (int b_ = 0; b_ < nr_; ++b_)
-            if (!stnc_rt::boxEmpty(rest_[b_])) if ((e_ = default_part::launchPart(L_, rest_[b_], u, roc2, eta, v, phi, stnc_rt::laneOf(lanes_, stream_, 1 + b_))) != cudaSuccess) return e_;
-          return e_;
-        }
+""" + default_part_rest("rows_", "          ") + """        }
       }"""
-if s.count(old) != 1:
-    sys.exit("kfuse.py: the fused launch was not found once in " + path)
-open(path, "w").write(s.replace(old, new))
+open(path, "w").write(replace_once(s, FUSED_LAUNCH, new, "kfuse.py"))

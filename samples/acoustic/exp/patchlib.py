@@ -1,5 +1,5 @@
-"""Shared text surgery for the experiment patches of the generated acoustic.cu (kedge.py, kedgetile.py, kedgering.py,
-khf.py)."""
+"""Shared text surgery for the experiment patches of the generated acoustic.cu (kbox.py, kedge.py, kedgetile.py,
+kedgering.py, kfuse.py, khf.py, kunroll.py)."""
 import re
 import sys
 
@@ -104,3 +104,21 @@ def replace_store(k, shell_lines):
     end = k.index("        }\n", k.index("          else {  // the box's first or last column group", store))
     end = k.index("        }\n", end + 1) + len("        }\n")
     return k[:store] + "\n".join(shell_lines) + "\n" + STORE_WITH_SHELL + k[end:]
+
+
+# --- launchSweep rewrites of a --fuse-regions=on acoustic.cu (kbox.py, kfuse.py) ---
+FUSED_LAUNCH = """        bool done_ = false;
+        if ((e_ = fused_region::launchFused(L_, clip_, r_, u, roc2, eta, v, phi, stream_, done_)) != cudaSuccess || done_) return e_;
+      }"""
+
+
+def default_part_rest(box, indent):
+    """Launcher lines: the default part over the clip box minus `box` (each remaining box on a lane of its own),
+    then return; `indent` is the first line's indentation."""
+    lines = ["stnc_rt::Box rest_[64] = {clip_};",
+             "const int nr_ = stnc_rt::subtractBox(rest_, 1, 64, %s);" % box,
+             "if (nr_ < 0) return cudaErrorInvalidValue;",
+             "for (int b_ = 0; b_ < nr_; ++b_)",
+             "  if (!stnc_rt::boxEmpty(rest_[b_])) if ((e_ = default_part::launchPart(L_, rest_[b_], u, roc2, eta, v, phi, stnc_rt::laneOf(lanes_, stream_, 1 + b_))) != cudaSuccess) return e_;",
+             "return e_;"]
+    return "".join(indent + l + "\n" for l in lines)
