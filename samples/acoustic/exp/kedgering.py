@@ -61,15 +61,16 @@ s = replace_once(s, "    // shared-memory rings: %d bytes per block, 2 block(s) 
 a, _ = inner_kernel(s)
 if "--cheap-shell" not in opts:
     s = s[:a] + shell_helper(WHO, "--no-divide" in opts) + s[a:]
-if "--cheap-shell" in opts:
+else:
     s = s[:a] + """// %s --cheap-shell (timing only, WRONG): every input of the shell point used once, a few additions
-    __device__ __forceinline__ void cheapPoint(float u0, float lap, float v0, float r, float e0, float exp_, float exm_, float eyp_, float eym_, float ezp_, float ezm_, float uxp_, float uxm_, float uyp_, float uym_, float uzp_, float uzm_, float phi0, float& vo, float& po) {
+    __device__ __forceinline__ void shellPoint(float u0, float lap, float v0, float r, float e0, float exp_, float exm_, float eyp_, float eym_, float ezp_, float ezm_, float uxp_, float uxm_, float uyp_, float uym_, float uzp_, float uzm_, float phi0, float& vo, float& po) {
       vo = (u0 + lap) + (v0 + r) + (e0 + exp_) + (exm_ + eyp_) + (eym_ + ezp_) + (ezm_ + phi0);
       po = (uxp_ + uxm_) + (uyp_ + uym_) + (uzp_ + uzm_) + phi0;
     }
     """ % WHO + s[a:]
 
-# 3. the inner kernel
+# 3. the inner kernel (--no-copies, timing only, WRONG: the edge tiles read whatever their eta/phi rings hold)
+COPY = "false /* --no-copies */" if "--no-copies" in opts else "edge_"
 a, b = inner_kernel(s)
 k = s[a:b]
 # two blocks per SM must stay (the rings are sized for it): at most 128 registers, whatever the variant
@@ -92,38 +93,34 @@ k = replace_once(k, "      const real* const vT_ = vS_ + (threadIdx.y) * 64 + th
       real* const phiS_ = reinterpret_cast<real*>(smem_) + %d;  // %s: phi, 3 slots x 16 rows x 32 columns, plane i
       const stnc_rt::RingCopier<real, 18, 32, kBlockX * kBlockY, false> etaC_(L_, etaS_, yb_ - 1, zc_, tid_);
       const stnc_rt::RingCopier<real, 16, 32, kBlockX * kBlockY, false> phiC_(L_, phiS_, yb_, zc_, tid_);
-      if (edge_) {  // plane x0_+m of eta goes to slot (m + 1) %% 5, of phi to slot m %% 3
+      if (%s) {  // plane x0_+m of eta goes to slot (m + 1) %% 5, of phi to slot m %% 3
         etaC_.copy(0, eta, L_, x0_ - 1);
         etaC_.copy(1, eta, L_, x0_);
       }
-""" % (ETA0, WHO, PHI0, WHO), WHO)
+""" % (ETA0, WHO, PHI0, WHO, COPY), WHO)
 k = replace_once(k, """          vC_.copy((0 + i_) % 4, v, L_, x0_ + 0 + i_);
         }
         stnc_rt::cpAsyncCommit();
 """, """          vC_.copy((0 + i_) %% 4, v, L_, x0_ + 0 + i_);
         }
         stnc_rt::cpAsyncCommit();
-        if (edge_) {  // %s: the eta/phi groups iterations x0_-2 .. x0_-1 would have issued after their barrier
+        if (%s) {  // %s: the eta/phi groups iterations x0_-2 .. x0_-1 would have issued after their barrier
           if (x0_ + 1 + i_ <= x1_) etaC_.copy((2 + i_) %% 5, eta, L_, x0_ + 1 + i_);
           if (x0_ + i_ < x1_) phiC_.copy(i_ %% 3, phi, L_, x0_ + i_);
         }
         stnc_rt::cpAsyncCommit();
-""" % WHO, WHO)
+""" % (COPY, WHO), WHO)
 k = replace_once(k, """        stnc_rt::cpAsyncWait<2>();  // this thread's copies of the planes read now have landed
         __syncthreads();  // and every other thread's
 """, """        stnc_rt::cpAsyncWait<3>();  // this thread's copies of the planes read now have landed (%s: 2 groups a plane)
         __syncthreads();  // and every other thread's
-        if (edge_) {  // %s: every thread is past the previous plane, so its eta/phi slots may be refilled
+        if (%s) {  // %s: every thread is past the previous plane, so its eta/phi slots may be refilled
           if (x_ + 3 <= x1_) etaC_.copy((it_ + 4) %% 5, eta, L_, x_ + 3);
           if (x_ + 2 < x1_) phiC_.copy((it_ + 2) %% 3, phi, L_, x_ + 2);
         }
         stnc_rt::cpAsyncCommit();
-""" % (WHO, WHO), WHO)
+""" % (WHO, COPY, WHO), WHO)
 
-if "--no-copies" in opts:  # timing only, WRONG: the edge tiles read whatever their eta/phi rings hold
-    k = k.replace("if (edge_) {  // %s: every thread is past" % WHO, "if (false) {  // %s --no-copies: every thread is past" % WHO, 1)
-    k = k.replace("if (edge_) {  // %s: the eta/phi groups" % WHO, "if (false) {  // %s --no-copies: the eta/phi groups" % WHO, 1)
-    k = k.replace("if (edge_) {  // plane x0_+m of eta", "if (false) {  // --no-copies; plane x0_+m of eta", 1)
 cols = inner_columns(k[:k.index("        if (act_) {\n          if (whole_) {")], WHO)
 lane = "xyzw"
 shell = ["        // %s: the tile columns holding k-face points compute them with the shell equations" % WHO,
@@ -150,8 +147,6 @@ for c, d in enumerate(cols):
         % (d["u0"], d["lap"], d["v0"], d["r"], L, L, L, L, L, ezp, ezm, d["uxp"], d["uxm"], d["uyp"], d["uym"], d["uzp"], d["uzm"], L, c, c),
         "          }"]
 shell += ["        }"]
-if "--cheap-shell" in opts:  # timing only, WRONG: the loads stay, the shell arithmetic goes
-    shell = [l.replace("shellPoint(", "cheapPoint(") for l in shell]
 k = replace_store(k, shell)
 s = s[:a] + k + s[b:]
 open(path, "w").write(s)

@@ -48,13 +48,17 @@ shell = ["        // kedgetile.py: the tile columns holding k-face points comput
          "        bool sh_[4] = {false, false, false, false};",
          "        const long rlo_ = %d, rhi_ = L_.n[2] - %d;" % (W, W),
          "        if (zb_ < rlo_ || zb_ + kBlockX * kVec > rhi_) {"]
+# eta at the point and its six neighbours (the shellPoint argument order), phi at the point; --no-eta-loads: zeros
+ETA_AT = ("q_", "q_ + s0_", "q_ - s0_", "q_ + s1_", "q_ - s1_", "q_ + 1", "q_ - 1")
+etaLoads = ", ".join("0.0f" if noEta else "__ldg(&eta[%s])" % q for q in ETA_AT)
+phiLoad = "0.0f" if noEta else "phi[q_]"
 for c, d in enumerate(cols):
     shell += [
         "          if ((z_ + %d < rlo_ || z_ + %d >= rhi_) && z_ + %d >= B_.lo[2] && z_ + %d < B_.hi[2]) {" % (c, c, c, c),
         "            const long q_ = p_ + %d; (void)q_;" % c,
         "            sh_[%d] = true;" % c,
-        "            shellPoint(%s, %s, %s, %s, __ldg(&eta[q_]), __ldg(&eta[q_ + s0_]), __ldg(&eta[q_ - s0_]), __ldg(&eta[q_ + s1_]), __ldg(&eta[q_ - s1_]), __ldg(&eta[q_ + 1]), __ldg(&eta[q_ - 1]), %s, %s, %s, %s, %s, %s, phi[q_], vs_[%d], ps_[%d]);"
-        % (d["u0"], d["lap"], d["v0"], d["r"], d["uxp"], d["uxm"], d["uyp"], d["uym"], d["uzp"], d["uzm"], c, c),
+        "            shellPoint(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, vs_[%d], ps_[%d]);"
+        % (d["u0"], d["lap"], d["v0"], d["r"], etaLoads, d["uxp"], d["uxm"], d["uyp"], d["uym"], d["uzp"], d["uzm"], phiLoad, c, c),
         "          }"]
 if "--prefetch-l1" in opts:
     shell += [
@@ -66,10 +70,6 @@ if "--prefetch-l1" in opts:
         "            asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(eta + f_ + s0_));",
         "            asm volatile(\"prefetch.global.L1 [%0];\" :: \"l\"(phi + f_));",
         "          }"]
-if noEta:
-    shell = [l.replace("__ldg(&eta[q_])", "0.0f").replace("__ldg(&eta[q_ + s0_])", "0.0f").replace("__ldg(&eta[q_ - s0_])", "0.0f")
-             .replace("__ldg(&eta[q_ + s1_])", "0.0f").replace("__ldg(&eta[q_ - s1_])", "0.0f").replace("__ldg(&eta[q_ + 1])", "0.0f")
-             .replace("__ldg(&eta[q_ - 1])", "0.0f").replace("phi[q_], vs_", "0.0f, vs_") for l in shell]
 shell += ["        }"]
 k = replace_store(k, shell)
 k = k.replace("(void)eta; (void)phi; ", "", 1)

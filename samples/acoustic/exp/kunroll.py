@@ -28,7 +28,7 @@ LOOP = "for (long x_ = x0_; x_ < x1_; ++x_, p_ += s0_) {"
 
 def unroll(s, kernel, n):
     """s with the plane loop of `kernel` (its first after the kernel's signature) unrolled n times."""
-    a = s.index("__launch_bounds__(kBlockX * kBlockY) %s(" % kernel) if kernel != "sweepPart_tma" else s.index(") sweepPart_tma(")
+    a = s.index(") %s(" % kernel)  # the end of the signature's __launch_bounds__(...)
     b = s.index(LOOP, a)
     line = s.rindex("\n", 0, b) + 1
     indent = s[line:b]
