@@ -22,7 +22,7 @@ decl
 offsetEntry : '[' expr (',' expr)* ']' (':' expr)? ;
 
 stmt
-  : kind=('in' | 'out' | 'inout') idList ';'                    # fieldStmt
+  : kind=('in' | 'out' | 'inout') fieldItem (',' fieldItem)* ';'   # fieldStmt
   | 'param' idList ';'                                          # paramStmt
   | 'let' ID '=' expr ';'                                       # letStmt
   | 'swap' ID ',' ID ';'                                        # swapStmt
@@ -44,6 +44,9 @@ scheduleArg  : key=ID '=' (num=NUMBER dims=ID? | word=ID) ;
 regionRange : lo=addExpr? ':' hi=addExpr? ;
 
 idList : ID (',' ID)* ;
+
+// A field, or a lower-rank input over some of the stencil's axes: `in c(k), s(i, k);`.
+fieldItem : ID ('(' idList ')')? ;
 
 expr    : andExpr ('||' andExpr)* ;
 andExpr : cmpExpr ('&&' cmpExpr)* ;

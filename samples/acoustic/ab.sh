@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # samples/acoustic/ab.sh — A/B of flag variants in the sample's own step loop (the issue-8 number), on a GPU machine.
 #
-#   STNC=build-static/stnc bash samples/acoustic/ab.sh [LABEL=FLAGS[|NVCCFLAGS[|SED]] ...]
+#   STNC=build-static/stnc bash samples/acoustic/ab.sh [LABEL[:RUNARGS]=FLAGS[|NVCCFLAGS[|SED]] ...]
+#   (RUNARGS: passed to the variant's acoustic runs, e.g. 'prof:--eta profiles=' for the lower-rank eta)
 #
 # Builds every variant in parallel (variants.sh; without arguments: the policy alone), then for each
 # variant runs `acoustic --check --backend cuda` once (every case, or with AB_CHECK=cpu only the CUDA vs
@@ -70,7 +71,7 @@ for i in "${built[@]}"; do
     checks[$i]=skipped
     continue
   fi
-  limited 90 env OMP_WAIT_POLICY=passive "$bin" --check --backend cuda >"$scratch/check$i.out" 2>&1
+  limited 90 env OMP_WAIT_POLICY=passive "$bin" --check --backend cuda ${runargs[$i]} >"$scratch/check$i.out" 2>&1
   rc=$?
   cat "$scratch/check$i.out" >>"$log"
   if [[ ${AB_CHECK:-all} == cpu ]]; then
@@ -90,7 +91,7 @@ if [[ -n ${AB_SANITIZE:-} ]]; then
     sanit[$i]=clean
     for tool in racecheck memcheck; do
       echo "== compute-sanitizer --tool $tool ${labels[$i]}" >>"$log"
-      limited 150 compute-sanitizer --tool "$tool" --error-exitcode 3 "$bin" --compare --size 128x120x112 --steps 3 \
+      limited 150 compute-sanitizer --tool "$tool" --error-exitcode 3 "$bin" --compare ${runargs[$i]} --size 128x120x112 --steps 3 \
         --init random --backend cuda >"$scratch/san$i-$tool.out" 2>&1
       rc=$?
       cat "$scratch/san$i-$tool.out" >>"$log"
@@ -107,7 +108,7 @@ for ((r = 1; r <= rounds; ++r)); do
       bin=$scratch/b$i/gpu/acoustic
       f=$scratch/run-$i-$r-$init.out
       echo "== run ${labels[$i]} round $r $init" >>"$log"
-      limited 75 bash "$root/scripts/smi-sample.sh" "$bin" --bench --backend cuda --n "$n" --steps 1000 --chunk 100 \
+      limited 75 bash "$root/scripts/smi-sample.sh" "$bin" --bench --backend cuda ${runargs[$i]} --n "$n" --steps 1000 --chunk 100 \
         --init "$init" >"$f" 2>&1 || ok=0
       cat "$f" >>"$log"
       res=$(grep '^RESULT' "$f" | tail -n 1)

@@ -52,11 +52,14 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
 
 namespace K = stn::acoustic;
+namespace KS = stn::acoustic_sep;  // the same solver with eta as three lower-rank profiles (--eta profiles)
+static_assert(std::is_same<K::real, KS::real>::value, "both stencils are f32");
 using real = K::real;
 static_assert(sizeof(real) == 4, "acoustic.stn is an f32 stencil");
 
@@ -74,6 +77,8 @@ struct Config {
   std::string init = "zero";     // zero | random (u and v uniform in [-1, 1); halo 0)
   std::string model = "layers";  // const (2000 m/s) | layers (1500 m/s over 2500 m/s)
   bool pml = true;               // false: eta = 0 (the shell equations become the plain update)
+  std::string eta = "array";     // array: Minimod's 3-D eta (stencil acoustic) | profiles: three 1-D profiles
+                                 // eta_i, eta_j, eta_k (stencil acoustic_sep, lower-rank fields): the same bits
   double h = 20.0;               // grid spacing [m] (Minimod)
   double cfl = 0.5;              // dt = 2 cfl h / (sqrt(sum |lap8 weights|) vmax), Minimod's compute_dt_sch
   double f0 = 10.0;              // Ricker peak frequency [Hz]
@@ -125,16 +130,16 @@ struct Setup {
     if (x > n - 1 - kPml) return static_cast<double>(x - (n - 1 - kPml));
     return 0.0;
   }
-  real eta(long i, long j, long k) const {
+  // One axis's damping profile eta_d(x) = eta_max (depth / width)^2, rounded once to f32; eta is the f32 sum
+  // (eta_i + eta_j) + eta_k, as acoustic_sep's `let eta = etax + etay + etaz` adds it, so the 3-D array and
+  // the three profiles (--eta profiles) give the same bits.
+  real etaAxis(int d, long x) const {
     if (!c.pml) return 0.0f;
-    double e = 0;
-    const long p[3] = {i, j, k};
-    for (int d = 0; d < 3; ++d) {
-      const double q = depth(p[d], c.n[d]) / kPml;
-      e += etaMax * q * q;
-    }
-    return static_cast<real>(e);
+    const double q = depth(x, c.n[d]) / kPml;
+    return static_cast<real>(etaMax * q * q);
   }
+  real eta(long i, long j, long k) const { return (etaAxis(0, i) + etaAxis(1, j)) + etaAxis(2, k); }
+  bool profiles() const { return c.eta == "profiles"; }
   bool interior(long i, long j, long k) const {
     return i >= 0 && i < c.n[0] && j >= 0 && j < c.n[1] && k >= 0 && k < c.n[2];
   }
@@ -213,8 +218,16 @@ int fieldIndex(const char* name) {
   die(std::string("no field ") + name + " in acoustic.stn");
 }
 
-K::Source makeSource(const Setup& s, const real* wavelet) {
-  return K::Source{fieldIndex("v"), s.c.src[0], s.c.src[1], s.c.src[2], wavelet};
+// The source for either stencil (their Source types differ only in v's field index).
+template <class S>
+S makeSourceFor(const Setup& s, int field, const real* wavelet) {
+  return S{field, s.c.src[0], s.c.src[1], s.c.src[2], wavelet};
+}
+K::Source makeSource(const Setup& s, const real* wavelet) { return makeSourceFor<K::Source>(s, fieldIndex("v"), wavelet); }
+KS::Source makeSourceSep(const Setup& s, const real* wavelet) {
+  for (int f = 0; f < KS::kFieldCount; ++f)
+    if (std::strcmp(KS::kFields[f], "v") == 0) return makeSourceFor<KS::Source>(s, f, wavelet);
+  die("no field v in acoustic_sep");
 }
 
 stnc_rt::Layout makeLayout(const Setup& s) {
@@ -224,15 +237,21 @@ stnc_rt::Layout makeLayout(const Setup& s) {
 }
 
 // The five arrays of the kernel on the host, initialised from the setup.
+// (--eta profiles: eta is the three dense profiles ex, ey, ez of n + 2 halo points each, KS::count; the 3-D
+// eta array is then not allocated.)
 struct HostFields {
-  HostArray u, roc2, eta, v, phi;
+  HostArray u, roc2, eta, v, phi, ex, ey, ez;
   explicit HostFields(const stnc_rt::Layout& L, const Setup& s)
-      : u(L.count), roc2(L.count), eta(L.count), v(L.count), phi(L.count) {
+      : u(L.count), roc2(L.count), eta(s.profiles() ? 1 : L.count), v(L.count), phi(L.count), ex(KS::count(L, 2)),
+        ey(KS::count(L, 3)), ez(KS::count(L, 4)) {
     fillArray(L, u.p, [&](long i, long j, long k) { return s.u0(i, j, k); });
     fillArray(L, v.p, [&](long i, long j, long k) { return s.v0(i, j, k); });
     fillArray(L, roc2.p, [&](long i, long j, long k) { return s.roc2(i, j, k); });
-    fillArray(L, eta.p, [&](long i, long j, long k) { return s.eta(i, j, k); });
+    if (!s.profiles()) fillArray(L, eta.p, [&](long i, long j, long k) { return s.eta(i, j, k); });
     fillArray(L, phi.p, [](long, long, long) { return 0.0f; });
+    HostArray* prof[3] = {&ex, &ey, &ez};
+    for (int d = 0; d < 3; ++d)
+      for (long x = -kR; x < L.n[d] + kR; ++x) prof[d]->p[x + kR] = s.etaAxis(d, x);
   }
 };
 
@@ -245,8 +264,13 @@ void cuOk(cudaError_t e, const char* what) {
 struct DeviceFields {
   real *u = nullptr, *roc2 = nullptr, *eta = nullptr, *v = nullptr, *phi = nullptr;
   real* base[5] = {};
-  size_t bytes = 0;
+  real* prof[3] = {};  // eta's three profiles (--eta profiles; allocated either way, they are small)
+  size_t bytes = 0, profBytes[3] = {};
   explicit DeviceFields(const stnc_rt::Layout& L) : bytes(L.count * sizeof(real)) {
+    for (int d = 0; d < 3; ++d) {
+      profBytes[d] = KS::count(L, 2 + d) * sizeof(real);
+      cuOk(cudaMalloc(&prof[d], profBytes[d]), "cudaMalloc");
+    }
     size_t freeB = 0, totalB = 0;
     cuOk(cudaMemGetInfo(&freeB, &totalB), "cudaMemGetInfo");
     if (5 * bytes + (64u << 20) > freeB)
@@ -260,15 +284,35 @@ struct DeviceFields {
   }
   void upload(const HostFields& h) {
     const real* src[5] = {h.u.p, h.roc2.p, h.eta.p, h.v.p, h.phi.p};
-    for (int f = 0; f < 5; ++f) cuOk(cudaMemcpy(base[f], src[f], bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    for (int f = 0; f < 5; ++f)
+      if (f != 2 || h.eta.count == bytes / sizeof(real)) cuOk(cudaMemcpy(base[f], src[f], bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    const real* p[3] = {h.ex.p, h.ey.p, h.ez.p};
+    for (int d = 0; d < 3; ++d) cuOk(cudaMemcpy(prof[d], p[d], profBytes[d], cudaMemcpyHostToDevice), "cudaMemcpy");
     reset();
   }
   ~DeviceFields() {
     for (real* b : base) cudaFree(b);
+    for (real* b : prof) cudaFree(b);
   }
   DeviceFields(const DeviceFields&) = delete;
   DeviceFields& operator=(const DeviceFields&) = delete;
 };
+
+// One call of the step loop, or one sweep (of a sub-box: lo, hi), on the stencil --eta chose.
+cudaError_t cudaStep(const Setup& s, const stnc_rt::Layout& L, long steps, DeviceFields& d, const real* wavelet) {
+  if (s.profiles()) {
+    const KS::Source src = makeSourceSep(s, wavelet);
+    return KS::cuda::step(L, steps, d.u, d.roc2, d.prof[0], d.prof[1], d.prof[2], d.v, d.phi, 0, &src, 1);
+  }
+  const K::Source src = makeSource(s, wavelet);
+  return K::cuda::step(L, steps, d.u, d.roc2, d.eta, d.v, d.phi, 0, &src, 1);
+}
+cudaError_t cudaSweep(const Setup& s, const stnc_rt::Layout& L, DeviceFields& d, const long* lo = nullptr, const long* hi = nullptr) {
+  if (s.profiles())
+    return lo ? KS::cuda::sweep_box(L, lo, hi, d.u, d.roc2, d.prof[0], d.prof[1], d.prof[2], d.v, d.phi, 0)
+              : KS::cuda::sweep(L, d.u, d.roc2, d.prof[0], d.prof[1], d.prof[2], d.v, d.phi, 0);
+  return lo ? K::cuda::sweep_box(L, lo, hi, d.u, d.roc2, d.eta, d.v, d.phi, 0) : K::cuda::sweep(L, d.u, d.roc2, d.eta, d.v, d.phi, 0);
+}
 
 struct DeviceVector {
   real* p = nullptr;
@@ -282,6 +326,16 @@ struct DeviceVector {
 };
 #endif
 
+// One call of the CPU step loop on the stencil --eta chose; u and v hold their roles on return.
+int cpuStep(const Setup& s, const stnc_rt::Layout& L, long steps, real*& u, real*& v, HostFields& h, const real* wavelet) {
+  if (s.profiles()) {
+    const KS::Source src = makeSourceSep(s, wavelet);
+    return KS::cpu::step(L, steps, u, h.roc2.p, h.ex.p, h.ey.p, h.ez.p, v, h.phi.p, &src, 1);
+  }
+  const K::Source src = makeSource(s, wavelet);
+  return K::cpu::step(L, steps, u, h.roc2.p, h.eta.p, v, h.phi.p, &src, 1);
+}
+
 // One run of s.c.steps steps with the stnc kernels on `backend`; seconds = the step() call.
 Fields runStnc(const Setup& s, const std::string& backend, double* seconds = nullptr) {
   const stnc_rt::Layout L = makeLayout(s);
@@ -289,9 +343,8 @@ Fields runStnc(const Setup& s, const std::string& backend, double* seconds = nul
   Fields out;
   if (backend == "cpu") {
     real *u = h.u.p, *v = h.v.p;
-    const K::Source src = makeSource(s, s.wavelet.data());
     const auto t0 = std::chrono::steady_clock::now();
-    const int st = K::cpu::step(L, s.c.steps, u, h.roc2.p, h.eta.p, v, h.phi.p, &src, 1);
+    const int st = cpuStep(s, L, s.c.steps, u, v, h, s.wavelet.data());
     if (seconds) *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (st != stnc_rt::kOk) die(std::string("cpu::step failed: ") + stnc_rt::statusName(st));
     extract(L, u, out.u);
@@ -303,10 +356,9 @@ Fields runStnc(const Setup& s, const std::string& backend, double* seconds = nul
   DeviceFields d(L);
   d.upload(h);
   DeviceVector w(s.wavelet);
-  const K::Source src = makeSource(s, w.p);
   cuOk(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   const auto t0 = std::chrono::steady_clock::now();
-  cuOk(K::cuda::step(L, s.c.steps, d.u, d.roc2, d.eta, d.v, d.phi, 0, &src, 1), "cuda::step");
+  cuOk(cudaStep(s, L, s.c.steps, d, w.p), "cuda::step");
   cuOk(cudaDeviceSynchronize(), "cuda::step (synchronize)");
   if (seconds) *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   cuOk(cudaMemcpy(h.u.p, d.u, d.bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
@@ -515,7 +567,7 @@ void usage() {
   std::printf(
       "usage: acoustic [--n N | --size NIxNJxNK] [--steps S] [--init zero|random] [--model const|layers]\n"
       "                [--no-pml] [--cfl C] [--f0 HZ] [--source I,J,K] [--seed S] [--backend cpu|cuda] [--png FILE]\n"
-      "                [--save FILE.npy]\n"
+      "                [--save FILE.npy] [--eta array|profiles]\n"
       "       acoustic --check [--backend cpu|cuda]\n"
       "       acoustic --compare [run options]       one case: stnc <backend> vs the reference, bit for bit\n"
       "       acoustic --bench [--n N] [--steps S] [--init random|zero] [--chunk C] [--warmup W] [--backend cpu|cuda]\n"
@@ -564,6 +616,7 @@ Options parse(int argc, char** argv) {
       o.initGiven = true;
     } else if (a == "--model") o.c.model = value();
     else if (a == "--no-pml") o.c.pml = false;
+    else if (a == "--eta") o.c.eta = value();
     else if (a == "--cfl") o.c.cfl = number(value());
     else if (a == "--f0") o.c.f0 = number(value());
     else if (a == "--source") triple(',', o.c.src);
@@ -591,6 +644,7 @@ Options parse(int argc, char** argv) {
   if (o.c.backend == "cuda" && !kHaveCuda) die("this binary was built without CUDA (build with `make GPU=1`)");
   if (o.c.init != "zero" && o.c.init != "random") die("--init must be zero or random");
   if (o.c.model != "const" && o.c.model != "layers") die("--model must be const or layers");
+  if (o.c.eta != "array" && o.c.eta != "profiles") die("--eta must be array or profiles");
   if (!(o.c.cfl > 0 && o.c.cfl <= 1)) die("--cfl must be in (0, 1]");
   if (o.chunk < 1 || o.warmup < 0) die("--chunk must be >= 1 and --warmup >= 0");
   for (int d = 0; d < 3; ++d)
@@ -608,7 +662,8 @@ std::string describeBackend(const std::string& backend) {
 void printSetup(const char* tag, const Setup& s) {
   std::printf("%s: grid %s (h = %g m, %ld-cell PML%s), %ld steps of dt = %.4g ms, model %s (vmax %g m/s), "
               "init %s, Ricker %g Hz at (%ld, %ld, %ld)\n",
-              tag, sizeText(s.c.n).c_str(), s.c.h, kPml, s.c.pml ? "" : " switched off: eta = 0", s.c.steps,
+              tag, sizeText(s.c.n).c_str(), s.c.h, kPml,
+              s.c.pml ? (s.profiles() ? "; eta as three 1-D profiles, stencil acoustic_sep" : "") : " switched off: eta = 0", s.c.steps,
               s.dt * 1e3, s.c.model.c_str(), s.vmax, s.c.init.c_str(), s.c.f0, s.c.src[0], s.c.src[1], s.c.src[2]);
 }
 
@@ -623,9 +678,11 @@ bool runCase(const CheckCase& cc, const std::string& backend) {
   const Setup s(cc.c, cc.c.steps);
   Fields a, b;
   double ta = 0, tb = 0;
-  if (cc.cudaVsCpu) {
+  if (cc.cudaVsCpu) {  // against the CPU kernels of acoustic (the 3-D eta array) whichever stencil runs on CUDA
     a = runStnc(s, "cuda", &ta);
-    b = runStnc(s, "cpu", &tb);
+    Config ca = cc.c;
+    ca.eta = "array";
+    b = runStnc(Setup(ca, ca.steps), "cpu", &tb);
   } else {
     a = runStnc(s, backend, &ta);
     const auto r0 = std::chrono::steady_clock::now();
@@ -641,7 +698,7 @@ bool runCase(const CheckCase& cc, const std::string& backend) {
   // PML's phi is non-zero once a wave has reached the shell.
   const bool alive = mu > 0 && (mp > 0 || !s.c.pml);
   const bool ok = bad == 0 && finite && alive;
-  std::printf("  %-28s %-12s %5ld  %-6s  %10ld  %9.3g  %9.3g %9.3g  %6.2f %6.2f  %s\n", cc.what.c_str(),
+  std::printf("  %-38s %-12s %5ld  %-6s  %10ld  %9.3g  %9.3g %9.3g  %6.2f %6.2f  %s\n", cc.what.c_str(),
               sizeText(s.c.n).c_str(), s.c.steps, s.c.init.c_str(), bad, md, mu, mp, ta, tb,
               ok ? "ok" : (bad ? "MISMATCH" : (!finite ? "NOT FINITE" : "NO SIGNAL")));
   return ok;
@@ -651,7 +708,7 @@ void checkHeader(const std::string& backend) {
   std::printf("acoustic --check: 8th-order 25-point acoustic leapfrog, %ld-cell PML (Minimod target_pml_3d), f32, "
               "backend %s\n", kPml, describeBackend(backend).c_str());
   std::printf("every case compares u, v and phi bit for bit (u: newest field, v: the previous one)\n");
-  std::printf("  %-28s %-12s %5s  %-6s  %10s  %9s  %9s %9s  %6s %6s\n", "case", "grid", "steps", "init",
+  std::printf("  %-38s %-12s %5s  %-6s  %10s  %9s  %9s %9s  %6s %6s\n", "case", "grid", "steps", "init",
               "mismatches", "max|diff|", "max|u|", "max|phi|", "t1 [s]", "t2 [s]");
 }
 
@@ -688,6 +745,14 @@ int check(const Options& o) {
     g.steps = 999;
     g.src[0] = 40, g.src[1] = 70, g.src[2] = 60;
     cases.push_back({"stnc cuda vs stnc cpu", g, true});
+  }
+  // The same solver with eta as three lower-rank profiles (stencil acoustic_sep): the same bits (both
+  // reference cases, and on CUDA the first 1000-step case against the CPU kernels of the 3-D eta array).
+  for (size_t i = 0, n = std::min<size_t>(cases.size(), 3); i < n; ++i) {
+    CheckCase p = cases[i];
+    p.c.eta = "profiles";
+    p.what = (p.cudaVsCpu ? "stnc cuda (eta profiles) vs cpu" : "stnc " + backend + " (eta profiles) vs reference");
+    cases.push_back(p);
   }
   bool ok = true;
   for (const CheckCase& cc : cases) ok = runCase(cc, backend) && ok;
@@ -759,8 +824,7 @@ int bench(Options o) {
     setupDone();
     real *pu = h->u.p, *pv = h->v.p;
     auto run = [&](long steps, long offset) {
-      const K::Source src = makeSource(s, s.wavelet.data() + offset);
-      const int st = K::cpu::step(L, steps, pu, h->roc2.p, h->eta.p, pv, h->phi.p, &src, 1);
+      const int st = cpuStep(s, L, steps, pu, pv, *h, s.wavelet.data() + offset);
       if (st != stnc_rt::kOk) die(std::string("cpu::step failed: ") + stnc_rt::statusName(st));
     };
     run(o.warmup, 0);
@@ -778,8 +842,7 @@ int bench(Options o) {
     DeviceVector w(s.wavelet);
     setupDone();
     auto run = [&](long steps, long offset) {
-      const K::Source src = makeSource(s, w.p + offset);
-      cuOk(K::cuda::step(L, steps, d.u, d.roc2, d.eta, d.v, d.phi, 0, &src, 1), "cuda::step");
+      cuOk(cudaStep(s, L, steps, d, w.p + offset), "cuda::step");
     };
     run(o.warmup, 0);
     std::vector<cudaEvent_t> ev(static_cast<size_t>(chunks + 1));
@@ -806,9 +869,7 @@ int bench(Options o) {
       cuOk(cudaEventCreate(&b), "cudaEventCreate");
       for (int r = 0; r < 12; ++r) {
         cuOk(cudaEventRecord(a, 0), "cudaEventRecord");
-        cuOk(innerOnly ? K::cuda::sweep_box(L, lo, hi, d.u, d.roc2, d.eta, d.v, d.phi, 0)
-                       : K::cuda::sweep(L, d.u, d.roc2, d.eta, d.v, d.phi, 0),
-             "cuda::sweep");
+        cuOk(innerOnly ? cudaSweep(s, L, d, lo, hi) : cudaSweep(s, L, d), "cuda::sweep");
         cuOk(cudaEventRecord(b, 0), "cudaEventRecord");
         cuOk(cudaEventSynchronize(b), "cudaEventSynchronize");
         float x = 0;
@@ -837,7 +898,7 @@ int bench(Options o) {
       const int reps = 200;
       cuOk(cudaEventRecord(a, 0), "cudaEventRecord");
       for (int r = 0; r < reps; ++r)
-        cuOk(K::cuda::sweep(L, d.u, d.roc2, d.eta, d.v, d.phi, 0), "cuda::sweep");
+        cuOk(cudaSweep(s, L, d), "cuda::sweep");
       cuOk(cudaEventRecord(b, 0), "cudaEventRecord");
       cuOk(cudaEventSynchronize(b), "cudaEventSynchronize");
       float x = 0;

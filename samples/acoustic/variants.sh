@@ -29,12 +29,14 @@ prepareTools() {
 buildVariants() {
   local scratch=$1
   shift
-  labels=() pids=()
+  labels=() pids=() runargs=()
   local i=0 v label flags nvflags sedscript
   for v in "$@"; do
     label=${v%%=*} flags=${v#*=} nvflags= sedscript=
     [[ $flags == *'|'* ]] && nvflags=${flags#*|} flags=${flags%%|*}
     [[ $nvflags == *'|'* ]] && sedscript=${nvflags#*|} nvflags=${nvflags%%|*}
+    # LABEL:ARGS=...: the sample's runs of this variant get ARGS too (e.g. 'prof:--eta profiles=')
+    if [[ $label == *:* ]]; then runargs+=("${label#*:}") label=${label%%:*}; else runargs+=(""); fi
     labels+=("$label")
     local build=(make -C "$here" -j4 GPU=1 STNC="$stnc" O="$scratch/b$i" STNC_FLAGS="$flags" NVCCFLAGS="-O3 $nvflags")
     (

@@ -67,9 +67,9 @@ void emitCpuEntry(CPrinter& p, const dag::Kernel& k) {
   p.line("// Time `reps` sweeps on scratch copies, so the real run below sees untouched inputs.");
   p.line("std::vector<real*> scratch_(kFieldCount);");
   p.openScope("for (int f_ = 0; f_ < kFieldCount; ++f_)");
-  p.line("scratch_[f_] = static_cast<real*>(std::aligned_alloc(128, stnc_rt::roundUp(L_.count * sizeof(real), 128)));");
+  p.line("scratch_[f_] = static_cast<real*>(std::aligned_alloc(128, stnc_rt::roundUp(count(L_, f_) * sizeof(real), 128)));");
   p.line("if (!scratch_[f_]) { std::snprintf(err_, errlen_, \"out of memory\"); return stnc_rt::kBadArgument; }");
-  p.line("std::memcpy(scratch_[f_], fields_[f_], L_.count * sizeof(real));");
+  p.line("std::memcpy(scratch_[f_], fields_[f_], count(L_, f_) * sizeof(real));");
   p.closeScope("for f");
   p.line("std::vector<double> times_;");
   p.openScope("for (long r_ = 0; r_ <= reps_; ++r_)  // the first sweep warms up");
@@ -111,11 +111,12 @@ void emitCudaEntry(CPrinter& p, const dag::Kernel& k) {
   p.line("return 100;");
   p.closeScope("no device");
   p.line("if (L_.count == 0) { std::snprintf(err_, errlen_, \"extent must be positive\"); return stnc_rt::kBadExtent; }");
-  p.line("const size_t bytes_ = L_.count * sizeof(real);");
+  p.line("size_t bytes_[kFieldCount];  // per field: the layout's arrays, or a lower-rank field's dense extent");
+  p.line("for (int f_ = 0; f_ < kFieldCount; ++f_) bytes_[f_] = count(L_, f_) * sizeof(real);");
   p.line("real* dev_[kFieldCount] = {};");
   p.line("cudaError_t e_ = cudaSuccess;");
-  p.line("for (int f_ = 0; f_ < kFieldCount && e_ == cudaSuccess; ++f_) e_ = cudaMalloc(&dev_[f_], bytes_);");
-  p.line("auto upload_ = [&] { for (int f_ = 0; f_ < kFieldCount && e_ == cudaSuccess; ++f_) e_ = cudaMemcpy(dev_[f_], fields_[f_], bytes_, cudaMemcpyHostToDevice); };");
+  p.line("for (int f_ = 0; f_ < kFieldCount && e_ == cudaSuccess; ++f_) e_ = cudaMalloc(&dev_[f_], bytes_[f_]);");
+  p.line("auto upload_ = [&] { for (int f_ = 0; f_ < kFieldCount && e_ == cudaSuccess; ++f_) e_ = cudaMemcpy(dev_[f_], fields_[f_], bytes_[f_], cudaMemcpyHostToDevice); };");
   p.line("upload_();");
   p.openScope("if (e_ == cudaSuccess && reps_ > 0)");
   p.line("cudaEvent_t a_ = nullptr, b_ = nullptr;");
@@ -163,7 +164,7 @@ void emitCudaEntry(CPrinter& p, const dag::Kernel& k) {
   p.line("if (e_ == cudaSuccess) e_ = cudaDeviceSynchronize();");
   p.closeScope("run");
   p.line("real* roles_[kFieldCount] = {" + ptrs + "};");
-  p.line("for (int f_ = 0; f_ < kFieldCount && e_ == cudaSuccess; ++f_) e_ = cudaMemcpy(fields_[f_], roles_[f_], bytes_, cudaMemcpyDeviceToHost);");
+  p.line("for (int f_ = 0; f_ < kFieldCount && e_ == cudaSuccess; ++f_) e_ = cudaMemcpy(fields_[f_], roles_[f_], bytes_[f_], cudaMemcpyDeviceToHost);");
   p.line("for (int f_ = 0; f_ < kFieldCount; ++f_) cudaFree(dev_[f_]);");
   p.line("if (e_ != cudaSuccess) std::snprintf(err_, errlen_, \"CUDA error: %s\", cudaGetErrorString(e_));");
   p.line("return e_ == cudaSuccess ? 0 : 200 + static_cast<int>(e_);");

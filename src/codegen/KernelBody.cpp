@@ -53,7 +53,8 @@ std::string ref(const dag::Context& ctx, const dag::Kernel& k, dag::NodeId id, c
     case dag::NodeKind::Const:
       return n.type == dag::Type::Bool ? (n.value != 0 ? "true" : "false") : literalOf ? literalOf(n.value) : literal(n.value, k.type);
     case dag::NodeKind::Param: return cIdent(ctx.name(n.sym));
-    case dag::NodeKind::Access: return accessName(ctx, k, n);
+    case dag::NodeKind::Access:
+    case dag::NodeKind::Broadcast: return accessName(ctx, k, n);
     case dag::NodeKind::Apply:
     case dag::NodeKind::Select: return "t" + std::to_string(id) + "_";
   }
@@ -131,6 +132,19 @@ std::string accessLoad(const dag::Context& ctx, const dag::Kernel& k, const dag:
   return cIdent(ctx.name(n.sym)) + "[" + offsetIndex(k, n.offset) + "]";
 }
 
+std::string broadcastLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, bool clamp) {
+  static const char* const kCoord[3] = {"x_", "y_", "z_"};
+  unsigned dims = 0;
+  std::string c[3] = {"0", "0", "0"};
+  for (int a = 0; a < k.rank(); ++a) {
+    if (!(n.axes & (1u << a))) continue;
+    const int dim = internalDim(k, a), d = n.offset.d[a];
+    dims |= 1u << dim;
+    c[dim] = std::string(kCoord[dim]) + (d == 0 ? "" : (d < 0 ? " - " : " + ") + std::to_string(d < 0 ? -d : d));
+  }
+  return cIdent(ctx.name(n.sym)) + "[stnc_rt::lowerAt<" + std::to_string(dims) + "u, " + (clamp ? "true" : "false") + ">(L_, " + c[0] + ", " + c[1] + ", " + c[2] + ")]";
+}
+
 std::string partName(const dag::Kernel& k, int part) {
   return part < 0 ? "sweepPart" : "sweepPart_" + cIdent(k.regions[part].name);
 }
@@ -188,6 +202,9 @@ void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, i
       case dag::NodeKind::Param: break;
       case dag::NodeKind::Access:
         p.line("const " + real + " " + accessName(ctx, k, n) + " = " + (access ? access(n) : accessLoad(ctx, k, n)) + ";");
+        break;
+      case dag::NodeKind::Broadcast:  // every backend names the point's internal coordinates x_, y_, z_; CUDA (divide set) clamps
+        p.line("const " + real + " " + accessName(ctx, k, n) + " = " + broadcastLoad(ctx, k, n, divide != nullptr) + ";");
         break;
       case dag::NodeKind::Apply:
       case dag::NodeKind::Select:

@@ -39,6 +39,10 @@ void emitPartDispatch(CPrinter& p, const dag::Kernel& k, const std::function<std
                       const std::string& fail);
 // The default read of an access: "u[p_ - s0_ + 2]".
 std::string accessLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n);
+// The read of a lower-rank field (a Broadcast node) at the point (x_, y_, z_) plus its offset:
+// "c[stnc_rt::lowerAt<4u, true>(L_, 0, 0, z_ - 1)]". clamp: coordinates clamped into the array (CUDA lanes past
+// a box's edge compute values they do not store).
+std::string broadcastLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, bool clamp);
 // The index expression of an access at offset o from p_ ("p_ - s0_ + 2").
 std::string offsetIndex(const dag::Kernel& k, const dag::Offset& o);
 // min/max as the select every backend prints (see KernelBody.cpp); a and b appear twice.

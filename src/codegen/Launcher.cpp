@@ -157,6 +157,13 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   std::string fnames;
   for (size_t i = 0; i < k.fields.size(); ++i) fnames += std::string(i ? ", " : "") + "\"" + k.fields[i].name + "\"";
   p.line("inline constexpr const char* kFields[kFieldCount] = {" + fnames + "};");
+  std::string fdims;
+  for (size_t i = 0; i < k.fields.size(); ++i) {
+    fdims += std::string(i ? ", " : "") + std::to_string(k.fields[i].lowerRank() ? dag::fieldDims(k, k.fields[i]) : 0) + "u";
+  }
+  p.line("// Per field: 0 = an array of layout() (L.count elements); otherwise a lower-rank input, dense over the internal");
+  p.line("// dimensions in this mask (bit d), n + 2*halo points each, no pad (stnc_rt::lowerAt). count() says how many.");
+  p.line("inline constexpr unsigned kFieldDims[kFieldCount] = {" + fdims + "};");
   p.line();
   p.line("// The layout of every array of this kernel for interior extents n (allocate L.count elements).");
   p.openScope("inline stnc_rt::Layout layout(" + axisArgs(k, "n") + ")");
@@ -171,6 +178,8 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("if (!stnc_rt::makeLayout(n, kHaloInternal, sizeof(real), L)) L.count = 0;");
   p.line("return L;");
   p.closeScope("layout");
+  p.line("// Elements to allocate for field f (index into kFields): L.count, or a lower-rank field's dense extent.");
+  p.line("inline size_t count(const stnc_rt::Layout& L, int f) { return kFieldDims[f] ? stnc_rt::lowerCount(L, kFieldDims[f]) : L.count; }");
   p.line("// Element index of interior point (" + [&] {
     std::string s;
     for (int a = 0; a < k.rank(); ++a) s += (a ? ", " : "") + k.axes[a];
@@ -204,7 +213,7 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     p.line("inline long sourceIndex(const stnc_rt::Layout& L, const Source& s) { return index(L" + idx + "); }");
     p.openScope("inline int checkSources(const stnc_rt::Layout& L, const Source* s, int n)");
     p.openScope("for (int q = 0; q < n; ++q)");
-    p.line("if (s[q].field < 0 || s[q].field >= kFieldCount || !s[q].wavelet) return stnc_rt::kBadArgument;");
+    p.line("if (s[q].field < 0 || s[q].field >= kFieldCount || kFieldDims[s[q].field] != 0 || !s[q].wavelet) return stnc_rt::kBadArgument;");
     std::string inside;
     for (int a = 0; a < k.rank(); ++a) {
       int d = 3 - k.rank() + a;
@@ -226,7 +235,8 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("  if (L.halo[d] != kHaloInternal[d]) return stnc_rt::kBadArgument;  // a layout of another kernel");
   p.openScope("for (int f = 0; f < kFieldCount; ++f)");
   p.line("if (!ptrs[f]) return stnc_rt::kNullPointer;");
-  p.line("if (reinterpret_cast<unsigned long>(ptrs[f]) % align != 0) return stnc_rt::kMisaligned;");
+  p.line("// (a lower-rank field is read one element at a time: its own alignment suffices)");
+  p.line("if (reinterpret_cast<unsigned long>(ptrs[f]) % (kFieldDims[f] ? alignof(real) : align) != 0) return stnc_rt::kMisaligned;");
   p.closeScope("for f");
   auto pairs = noAliasPairs(k);
   if (!pairs.empty()) {
@@ -234,11 +244,10 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     for (auto& [a, b] : pairs) list += (list.empty() ? "" : ", ") + std::string("{") + std::to_string(a) + ", " + std::to_string(b) + "}";
     p.line("// (written field, field it must not overlap)");
     p.line("static constexpr int kNoAlias[][2] = {" + list + "};");
-    p.line("const unsigned long bytes = L.count * sizeof(real);");
     p.openScope("for (const auto& pr : kNoAlias)");
     p.line("const unsigned long a = reinterpret_cast<unsigned long>(ptrs[pr[0]]);");
     p.line("const unsigned long b = reinterpret_cast<unsigned long>(ptrs[pr[1]]);");
-    p.line("if (a < b + bytes && b < a + bytes) return stnc_rt::kAliasing;");
+    p.line("if (a < b + count(L, pr[1]) * sizeof(real) && b < a + count(L, pr[0]) * sizeof(real)) return stnc_rt::kAliasing;");
     p.closeScope("for pr");
   }
   p.line("return stnc_rt::kOk;");

@@ -20,7 +20,11 @@ std::string generateMetadata(const dag::Module& m, const GenOptions& o) {
     kj["axes"] = k.axes;
     kj["type"] = dag::elemTypeName(k.type);
     kj["halo"] = std::vector<int>(k.footprint.halo.begin(), k.footprint.halo.begin() + k.rank());
-    for (const dag::Field& f : k.fields) kj["fields"].push_back({{"name", f.name}, {"role", dag::roleName(f.role)}});
+    for (const dag::Field& f : k.fields) {
+      nlohmann::ordered_json fj = {{"name", f.name}, {"role", dag::roleName(f.role)}};
+      if (f.lowerRank()) fj["axes"] = dag::fieldAxisNames(k, f);  // a lower-rank input: dense over these axes
+      kj["fields"].push_back(fj);
+    }
     kj["params"] = k.params;
     if (!k.swaps.empty()) kj["swaps"] = dag::swapsJson(k);
     if (!k.boundaries.empty()) kj["boundaries"] = dag::boundariesJson(k, false);
@@ -38,7 +42,7 @@ std::string usedNamesVoidCast(const dag::Context& ctx, const dag::Kernel& k, boo
   if (!fillOnly) {
     for (dag::NodeId id : dag::liveNodes(ctx, k, part)) {
       const dag::Node& n = ctx.node(id);
-      if (n.kind == dag::NodeKind::Access || n.kind == dag::NodeKind::Param) used.insert(ctx.name(n.sym));
+      if (n.isLoad() || n.kind == dag::NodeKind::Param) used.insert(ctx.name(n.sym));
     }
     for (const dag::Output& o : k.outputs)
       if (part == -2 || o.region == part) used.insert(o.field);

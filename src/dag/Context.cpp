@@ -63,7 +63,7 @@ bool Context::lookup(const std::string& name, Symbol& s) const {
 NodeId Context::unique(const Node& n) {
   auto key = std::make_tuple(static_cast<int>(n.kind), static_cast<int>(n.type), static_cast<int>(n.op),
                              n.operands[0], n.operands[1], n.operands[2], bitsOf(n.value), n.sym, n.offset.d[0],
-                             n.offset.d[1], n.offset.d[2]);
+                             n.offset.d[1], n.offset.d[2], static_cast<int>(n.axes));
   auto it = index_.find(key);
   if (it != index_.end()) return it->second;
   NodeId id = static_cast<NodeId>(nodes_.size());
@@ -101,6 +101,18 @@ NodeId Context::access(Symbol field, Offset off) {
   n.kind = NodeKind::Access;
   n.type = Type::Real;
   n.sym = field;
+  n.offset = off;
+  return unique(n);
+}
+
+NodeId Context::broadcast(Symbol field, unsigned axes, Offset off) {
+  STNC_ASSERT(axes != 0 && axes < 8, "a broadcast needs the axes its field has");
+  STNC_ASSERT(maskOffset(off, axes) == off, "a broadcast's offset along an axis its field lacks");
+  Node n{};
+  n.kind = NodeKind::Broadcast;
+  n.type = Type::Real;
+  n.sym = field;
+  n.axes = static_cast<uint8_t>(axes);
   n.offset = off;
   return unique(n);
 }

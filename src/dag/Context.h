@@ -19,6 +19,8 @@ class Context {
   NodeId boolean(bool v);
   NodeId param(Symbol s);
   NodeId access(Symbol field, Offset off);
+  // A lower-rank field over the kernel axes in `axes` (bit a = axis a) at off; off is 0 along the others.
+  NodeId broadcast(Symbol field, unsigned axes, Offset off);
   NodeId apply(Op op, NodeId a, NodeId b = kNoNode, NodeId c = kNoNode);
   NodeId select(NodeId c, NodeId a, NodeId b);
 
@@ -37,7 +39,7 @@ class Context {
  private:
   NodeId unique(const Node& n);
   std::vector<Node> nodes_;
-  std::map<std::tuple<int, int, int, NodeId, NodeId, NodeId, uint64_t, Symbol, int, int, int>, NodeId> index_;
+  std::map<std::tuple<int, int, int, NodeId, NodeId, NodeId, uint64_t, Symbol, int, int, int, int>, NodeId> index_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, Symbol> symbols_;
 };

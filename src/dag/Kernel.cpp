@@ -18,6 +18,20 @@ int SumFactor::r2() const {
   return r;
 }
 
+std::vector<std::string> fieldAxisNames(const Kernel& k, const Field& f) {
+  std::vector<std::string> v;
+  for (int a = 0; a < k.rank(); ++a)
+    if (!f.lowerRank() || (f.axes & (1u << a))) v.push_back(k.axes[a]);
+  return v;
+}
+
+unsigned fieldDims(const Kernel& k, const Field& f) {
+  unsigned m = 0;
+  for (int a = 0; a < k.rank(); ++a)
+    if (!f.lowerRank() || (f.axes & (1u << a))) m |= 1u << (3 - k.rank() + a);
+  return m;
+}
+
 std::vector<std::string> boundaryAxes(const Kernel& k, const Boundary& b) {
   std::vector<std::string> axes;
   for (int a = 0; a < k.rank(); ++a)

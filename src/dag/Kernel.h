@@ -26,6 +26,11 @@ struct Field {
   std::string name;
   Role role;
   Loc loc;
+  // 0: the field has every axis of the kernel. Otherwise a lower-rank input (`in c(k);`, docs/EXTENSIONS.md):
+  // bit a set = it varies along kernel axis a; its array is dense over those axes (n + 2 * halo points each,
+  // no pad) and every read is a Broadcast node.
+  unsigned axes = 0;
+  bool lowerRank() const { return axes != 0; }
 };
 
 enum class BoundaryKind { Periodic, Value, Clamp, Mirror };
@@ -247,6 +252,10 @@ std::vector<NodeId> liveNodes(const Context& ctx, const Kernel& k, int region);
 // How reports and comments name a part: "default part" (-1) or "region NAME".
 std::string partLabel(const Kernel& k, int part);
 
+// The names of the axes field f varies along, in axis order (every axis unless it is lower-rank).
+std::vector<std::string> fieldAxisNames(const Kernel& k, const Field& f);
+// The internal (3-D) dimensions field f varies along as a mask (bit d = internal dimension d).
+unsigned fieldDims(const Kernel& k, const Field& f);
 // The names of the axes boundary rule b applies along, in axis order.
 std::vector<std::string> boundaryAxes(const Kernel& k, const Boundary& b);
 std::vector<int> kernelParts(const Kernel& k);

@@ -67,6 +67,7 @@ enum class NodeKind : uint8_t {
   Access,  // sym at offset
   Apply,   // op(a[, b])
   Select,  // a ? b : c
+  Broadcast,  // a lower-rank input field (sym, over the kernel axes in `axes`) at offset, the same along the others
 };
 
 enum class Type : uint8_t { Real, Bool };
@@ -76,8 +77,17 @@ struct Offset {
   bool isZero() const { return d[0] == 0 && d[1] == 0 && d[2] == 0; }
   Offset operator+(const Offset& o) const { return {{d[0] + o.d[0], d[1] + o.d[1], d[2] + o.d[2]}}; }
   bool operator==(const Offset& o) const { return d == o.d; }
+  bool operator!=(const Offset& o) const { return d != o.d; }
   bool operator<(const Offset& o) const { return d < o.d; }
 };
+
+// o with the entries along the axes outside `axes` (bit a = kernel axis a) set to 0: how a shift moves a
+// lower-rank field's access (it is the same value along the axes it lacks).
+inline Offset maskOffset(Offset o, unsigned axes) {
+  for (int a = 0; a < 3; ++a)
+    if (!(axes & (1u << a))) o.d[a] = 0;
+  return o;
+}
 
 struct Node {
   NodeKind kind;
@@ -85,13 +95,16 @@ struct Node {
   Op op = Op::Neg;                          // Apply
   std::array<NodeId, 3> operands{kNoNode, kNoNode, kNoNode};
   double value = 0;                         // Const
-  Symbol sym = 0;                           // Param, Access
-  Offset offset;                            // Access
+  Symbol sym = 0;                           // Param, Access, Broadcast
+  Offset offset;                            // Access, Broadcast (0 along the axes a Broadcast's field lacks)
+  uint8_t axes = 0;                         // Broadcast: bit a set = the field varies along kernel axis a
+  bool isLoad() const { return kind == NodeKind::Access || kind == NodeKind::Broadcast; }
   int operandCount() const {
     switch (kind) {
       case NodeKind::Const:
       case NodeKind::Param:
-      case NodeKind::Access: return 0;
+      case NodeKind::Access:
+      case NodeKind::Broadcast: return 0;
       case NodeKind::Apply: return opInfo(op).arity;
       case NodeKind::Select: return 3;
     }

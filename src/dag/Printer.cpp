@@ -34,6 +34,11 @@ std::string nodeText(const Context& ctx, NodeId id, int rank) {
     case NodeKind::Const: return n.type == Type::Bool ? (n.value != 0 ? "true" : "false") : "const " + exactLiteral(n.value);
     case NodeKind::Param: return "param " + ctx.name(n.sym);
     case NodeKind::Access: return "access " + ctx.name(n.sym) + offsetText(n.offset, rank);
+    case NodeKind::Broadcast: {  // "_" along the axes the field lacks: "broadcast c[_,_,1]"
+      std::string s = "broadcast " + ctx.name(n.sym) + "[";
+      for (int a = 0; a < rank; ++a) s += (a ? "," : "") + ((n.axes & (1u << a)) ? std::to_string(n.offset.d[a]) : std::string("_"));
+      return s + "]";
+    }
     case NodeKind::Apply: {
       std::string s = opInfo(n.op).spelling;
       for (int i = 0; i < n.operandCount(); ++i) s += " %" + std::to_string(n.operands[i]);
@@ -94,7 +99,15 @@ void printText(std::ostream& os, const Module& m) {
       for (auto& mem : k.members) os << " " << mem;
       os << "\n";
     }
-    for (const Field& f : k.fields) os << "  " << roleName(f.role) << " " << f.name << "\n";
+    for (const Field& f : k.fields) {
+      os << "  " << roleName(f.role) << " " << f.name;
+      if (f.lowerRank()) {
+        std::string ax;
+        for (const std::string& a : fieldAxisNames(k, f)) ax += (ax.empty() ? "" : ", ") + a;
+        os << "(" << ax << ")";
+      }
+      os << "\n";
+    }
     for (const std::string& p : k.params) os << "  param " << p << "\n";
     for (const Region& r : k.regions) os << "  region " << r.name << " " << regionBounds(r, k.rank()) << "\n";
     for (NodeId id : liveNodes(m.ctx, k)) os << "  %" << id << " = " << nodeText(m.ctx, id, k.rank()) << "\n";
@@ -120,7 +133,11 @@ void printJson(std::ostream& os, const Module& m) {
     kj["axes"] = k.axes;
     kj["type"] = elemTypeName(k.type);
     if (k.isGroup) kj["members"] = k.members;
-    for (const Field& f : k.fields) kj["fields"].push_back({{"name", f.name}, {"role", roleName(f.role)}});
+    for (const Field& f : k.fields) {
+      nlohmann::ordered_json fj = {{"name", f.name}, {"role", roleName(f.role)}};
+      if (f.lowerRank()) fj["axes"] = fieldAxisNames(k, f);
+      kj["fields"].push_back(fj);
+    }
     kj["params"] = k.params;
     kj["halo"] = std::vector<int>(k.footprint.halo.begin(), k.footprint.halo.begin() + k.rank());
     nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
@@ -136,6 +153,15 @@ void printJson(std::ostream& os, const Module& m) {
           nj["access"] = m.ctx.name(n.sym);
           nj["offset"] = std::vector<int>(n.offset.d.begin(), n.offset.d.begin() + k.rank());
           break;
+        case NodeKind::Broadcast: {
+          nj["broadcast"] = m.ctx.name(n.sym);
+          std::vector<std::string> ax;
+          for (int a = 0; a < k.rank(); ++a)
+            if (n.axes & (1u << a)) ax.push_back(k.axes[a]);
+          nj["axes"] = ax;
+          nj["offset"] = std::vector<int>(n.offset.d.begin(), n.offset.d.begin() + k.rank());
+          break;
+        }
         case NodeKind::Apply: nj["op"] = opInfo(n.op).spelling; break;
         case NodeKind::Select: nj["op"] = "select"; break;
       }
@@ -163,7 +189,7 @@ void printDot(std::ostream& os, const Module& m) {
     os << "  subgraph \"cluster_" << k.name << "\" {\n    label=\"" << k.name << "\";\n";
     for (NodeId id : liveNodes(m.ctx, k)) {
       const Node& n = m.ctx.node(id);
-      std::string shape = n.kind == NodeKind::Access ? "box" : n.kind == NodeKind::Apply || n.kind == NodeKind::Select ? "ellipse" : "plaintext";
+      std::string shape = n.isLoad() ? "box" : n.kind == NodeKind::Apply || n.kind == NodeKind::Select ? "ellipse" : "plaintext";
       os << "    \"" << pre << id << "\" [label=\"%" << id << " " << nodeText(m.ctx, id, k.rank()) << "\", shape=" << shape
          << "];\n";
       for (int i = 0; i < n.operandCount(); ++i) os << "    \"" << pre << n.operands[i] << "\" -> \"" << pre << id << "\";\n";

@@ -24,6 +24,14 @@ std::string verifyModule(const Module& m) {
           if (n.offset.d[a] != 0) return k.name + ": access beyond the kernel's rank";
         if (f->role == Role::InOut && !n.offset.isZero()) return k.name + ": inout field read at an offset";
       }
+      if (n.kind == NodeKind::Broadcast) {
+        const Field* f = k.field(ctx.name(n.sym));
+        if (!f || f->role != Role::In || f->axes != n.axes)
+          return k.name + ": broadcast of '" + ctx.name(n.sym) + "', not a lower-rank input over those axes";
+        if (maskOffset(n.offset, n.axes) != n.offset) return k.name + ": broadcast offset along an axis its field lacks";
+      }
+      if (n.kind == NodeKind::Access && k.field(ctx.name(n.sym)) && k.field(ctx.name(n.sym))->lowerRank())
+        return k.name + ": plain access to the lower-rank field '" + ctx.name(n.sym) + "'";
       if (n.kind == NodeKind::Param && k.paramIndex(ctx.name(n.sym)) < 0)
         return k.name + ": unknown param '" + ctx.name(n.sym) + "'";
     }

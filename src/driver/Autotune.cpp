@@ -150,8 +150,9 @@ void runAndCheck(const dag::Module& m, const dag::Kernel& k, EntryFn entry, std:
     return;
   }
   d.inputs.resize(k.fields.size());
-  for (std::vector<char>& b : d.inputs)
-    if (b.empty()) randomFill(b, L.count, es, rng);
+  for (size_t f = 0; f < k.fields.size(); ++f)
+    if (d.inputs[f].empty())
+      randomFill(d.inputs[f], k.fields[f].lowerRank() ? stnc_rt::lowerCount(L, dag::fieldDims(k, k.fields[f])) : L.count, es, rng);
   std::vector<std::vector<char>> work = d.inputs;
   std::vector<void*> ptrs;
   for (std::vector<char>& b : work) ptrs.push_back(b.data());
@@ -241,9 +242,10 @@ std::string kernelFingerprint(const dag::Module& m, const dag::Kernel& k) {
     text += std::to_string(static_cast<int>(n.kind)) + " " + std::to_string(static_cast<int>(n.op)) + " ";
     for (int i = 0; i < n.operandCount(); ++i) text += std::to_string(local[n.operands[i]]) + ",";
     if (n.kind == dag::NodeKind::Const) text += dag::exactLiteral(n.value);
-    if (n.kind == dag::NodeKind::Param || n.kind == dag::NodeKind::Access) text += m.ctx.name(n.sym);
-    if (n.kind == dag::NodeKind::Access)
+    if (n.kind == dag::NodeKind::Param || n.isLoad()) text += m.ctx.name(n.sym);
+    if (n.isLoad())
       for (int d : n.offset.d) text += " " + std::to_string(d);
+    if (n.kind == dag::NodeKind::Broadcast) text += " axes " + std::to_string(n.axes);
     text += "\n";
   }
   for (const dag::Output& o : k.outputs) text += o.field + "=" + std::to_string(local[o.value]) + " r" + std::to_string(o.region) + "\n";

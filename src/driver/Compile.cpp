@@ -305,6 +305,14 @@ int compileMain(int argc, char** argv) {
   if (emit == "dot") dag::printDot(std::cout, *m);
   if (!emit.empty() || (report && outDir == ".")) return 0;
 
+  if (distributed)  // before anything is written: a failed compile leaves no file behind
+    for (const dag::Kernel& k : m->kernels)
+      for (const dag::Field& f : k.fields)
+        if (f.lowerRank()) {
+          std::cerr << "stnc: error: --distributed: field '" << f.name << "' of '" << k.name
+                    << "' has fewer axes than the kernel; the MPI launchers (docs/DISTRIBUTED.md) decompose full fields only\n";
+          return 1;
+        }
   codegen::GenOptions go = genOptions(target);
   files.push_back({base + ".h", codegen::generateHeader(*m, go)});
   if (target == "cpu" || target == "all") files.push_back({base + ".cpp", codegen::generateCpp(*m, go)});

@@ -46,6 +46,11 @@ int infoMain(int argc, char** argv) {
     kj["outputs"] = out;
     kj["inouts"] = inout;
     kj["params"] = k.params;
+    // Lower-rank inputs (`in c(k);`): the axes each has; its array is dense, n + 2*halo along each of them.
+    nlohmann::ordered_json lower = nlohmann::ordered_json::object();
+    for (const dag::Field& f : k.fields)
+      if (f.lowerRank()) lower[f.name] = dag::fieldAxisNames(k, f);
+    if (!lower.empty()) kj["field_axes"] = lower;
     kj["halo"] = std::vector<int>(k.footprint.halo.begin(), k.footprint.halo.begin() + k.rank());
     nlohmann::ordered_json fp = nlohmann::ordered_json::object();
     for (const dag::FieldFootprint& f : k.footprint.fields)

@@ -65,6 +65,10 @@ bool parsePointSources(const dag::Kernel& k, const std::vector<long>& n, long st
       error = form + "'" + k.name + "' has no field '" + field + "'";
       return false;
     }
+    if (k.fields[static_cast<size_t>(idx)].lowerRank()) {
+      error = form + "'" + field + "' has fewer axes than '" + k.name + "' (an input profile): a source adds to a field of every axis";
+      return false;
+    }
     out.at.push_back(idx);
     std::vector<long> coords;
     std::string bad;

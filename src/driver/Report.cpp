@@ -17,7 +17,7 @@ KernelCost costOf(const dag::Context& ctx, const dag::Kernel& k, int part) {
   std::set<std::string> read, written;
   for (dag::NodeId id : live) {
     const dag::Node& n = ctx.node(id);
-    if (n.kind == dag::NodeKind::Access) {
+    if (n.isLoad()) {  // Broadcast reads are loads too (cached: one per line or plane of the points that share them)
       ++c.loads;
       read.insert(ctx.name(n.sym));
     }
@@ -39,6 +39,7 @@ KernelCost costOf(const dag::Context& ctx, const dag::Kernel& k, int part) {
     }
   const int es = static_cast<int>(dag::elemSize(k.type));
   for (const dag::Field& f : k.fields) {
+    if (f.lowerRank()) continue;  // a profile is read once per line or plane, not per point
     const bool r = part == -2 ? dag::isRead(f.role) : read.count(f.name) > 0;
     const bool w = part == -2 ? dag::isWritten(f.role) : written.count(f.name) > 0;
     c.bytes += es * ((r ? 1 : 0) + (w ? 1 : 0));

@@ -167,16 +167,25 @@ int runMain(int argc, char** argv) {
   if (!kernelLayout(*k, n.data(), L)) return fail("extents too large");
   const std::string descr = k->type == dag::ElemType::F32 ? "<f4" : "<f8";
   std::vector<std::unique_ptr<AlignedBuffer>> bufs;
-  for (size_t f = 0; f < k->fields.size(); ++f) {
-    bufs.push_back(std::make_unique<AlignedBuffer>(L.count * es));
-    if (!bufs.back()->p) return fail("out of memory allocating " + std::to_string(L.count * es) + " bytes");
-    std::memset(bufs.back()->p, 0, L.count * es);
+  // Elements of field f's array: the layout's, or a lower-rank field's dense n + 2*halo along its axes.
+  auto elems = [&](const dag::Field& f) { return f.lowerRank() ? stnc_rt::lowerCount(L, dag::fieldDims(*k, f)) : L.count; };
+  for (const dag::Field& f : k->fields) {
+    const size_t bytes = elems(f) * es;
+    bufs.push_back(std::make_unique<AlignedBuffer>(bytes));
+    if (!bufs.back()->p) return fail("out of memory allocating " + std::to_string(bytes) + " bytes");
+    std::memset(bufs.back()->p, 0, bytes);
   }
   std::vector<long> full, interior;
   for (int a = 0; a < k->rank(); ++a) {
     full.push_back(n[a] + 2 * k->footprint.halo[a]);
     interior.push_back(n[a]);
   }
+  auto lowerShape = [&](const dag::Field& f) {  // n + 2*halo along the axes the field has
+    std::vector<long> s;
+    for (int a = 0; a < k->rank(); ++a)
+      if (f.axes & (1u << a)) s.push_back(full[static_cast<size_t>(a)]);
+    return s;
+  };
   // Copies an array of the given shape (full or interior) into a padded buffer.
   auto scatter = [&](const NpyArray& arr, void* dst, bool isFull) {
     long ext[3] = {1, 1, 1}, off[3] = {0, 0, 0};
@@ -205,6 +214,18 @@ int runMain(int argc, char** argv) {
     if (arr.descr != descr)
       return fail("'" + file + "' has dtype " + arr.descr + "; stencil '" + k->name + "' is " + dag::elemTypeName(k->type) +
                   " (" + descr + ")");
+    if (k->fields[idx].lowerRank()) {  // dense, halo included: copied as it is
+      const std::vector<long> want = lowerShape(k->fields[idx]);
+      if (arr.shape != want)
+        return fail("'" + file + "' for field '" + name + "' (over " + [&] {
+                 std::string s;
+                 for (const std::string& a : dag::fieldAxisNames(*k, k->fields[idx])) s += (s.empty() ? "" : ", ") + a;
+                 return s;
+               }() + ") has shape " + shapeText(arr.shape) + "; expected " + shapeText(want) + " (interior + 2*halo along its axes)");
+      std::memcpy(bufs[idx]->p, arr.data.data(), elems(k->fields[idx]) * es);
+      loaded[name] = true;
+      continue;
+    }
     bool isFull = arr.shape == full;
     bool isInterior = arr.shape == interior && haloFilledByRules(*k, name);
     if (!isFull && !isInterior) {
@@ -230,6 +251,7 @@ int runMain(int argc, char** argv) {
     if (!splitAssign(s, name, file)) return fail("--out '" + s + "': expected NAME=FILE.npy");
     int idx = k->fieldIndex(name);
     if (idx < 0) return fail("'" + k->name + "' has no field '" + name + "'");
+    if (k->fields[idx].lowerRank()) return fail("--out " + name + ": a field with fewer axes than '" + k->name + "' is an input, never written");
     outputs.push_back({idx, file});
   }
   if (outputs.empty()) std::cerr << "stnc run: warning: no --out given; nothing will be written\n";
@@ -294,7 +316,8 @@ int runMain(int argc, char** argv) {
   std::cerr << "\n";
   if (bench > 0) {
     int moved = 0;
-    for (const dag::Field& f : k->fields) moved += (dag::isRead(f.role) ? 1 : 0) + (dag::isWritten(f.role) ? 1 : 0);
+    for (const dag::Field& f : k->fields)
+      if (!f.lowerRank()) moved += (dag::isRead(f.role) ? 1 : 0) + (dag::isWritten(f.role) ? 1 : 0);
     double bytes = static_cast<double>(points) * moved * static_cast<double>(es);
     std::printf("bench: %ld sweeps, median %.4f ms/sweep (min %.4f), %.1f GB/s effective (%d arrays x %ld points x %zu B), %.3f Gpts/s\n",
                 bench, ms[0], ms[1], bytes / (ms[0] * 1e6), moved, points, es, points / (ms[0] * 1e6));

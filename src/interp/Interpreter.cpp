@@ -34,9 +34,16 @@ struct Instr {
   dag::Op op;
   int a = -1, b = -1, c = -1;
   T constant = 0;  // Const, Param (the param's value)
-  int field = -1;  // Access
+  int field = -1;  // Access, Broadcast
   long delta = 0;  // Access: element offset from the point
+  unsigned dims = 0;          // Broadcast: the internal dimensions its field has (bit d)
+  long off[3] = {0, 0, 0};    // Broadcast: its offset per internal dimension
 };
+
+// Element count of field f's array: the kernel's layout, or dense over a lower-rank field's dimensions.
+size_t fieldElems(const dag::Kernel& k, const dag::Field& f, const stnc_rt::Layout& L) {
+  return f.lowerRank() ? stnc_rt::lowerCount(L, dag::fieldDims(k, f)) : L.count;
+}
 
 long reflect(long x, long n) {
   // Symmetric extension (the edge value repeats): reflect across the nearer edge until inside.
@@ -109,6 +116,14 @@ class Machine {
           in.field = k.fieldIndex(ctx.name(n.sym));
           for (int a = 0; a < k.rank(); ++a) in.delta += n.offset.d[a] * L.stride[dim(a)];
           break;
+        case dag::NodeKind::Broadcast:
+          in.field = k.fieldIndex(ctx.name(n.sym));
+          for (int a = 0; a < k.rank(); ++a)
+            if (n.axes & (1u << a)) {
+              in.dims |= 1u << dim(a);
+              in.off[dim(a)] = n.offset.d[a];
+            }
+          break;
         default: break;
       }
       slot[id] = static_cast<int>(prog_.size());
@@ -144,7 +159,7 @@ class Machine {
         for (c[2] = 0; c[2] < L_.n[2]; ++c[2]) {
           if (!inPart(part, c)) continue;
           const long p = L_.origin + c[0] * L_.stride[0] + c[1] * L_.stride[1] + c[2];
-          for (size_t i = 0; i < part.prog.size(); ++i) v[i] = eval(part.prog[i], v, f, p);
+          for (size_t i = 0; i < part.prog.size(); ++i) v[i] = eval(part.prog[i], v, f, p, c);
           for (auto& [field, s] : part.outputs) f[field][p] = v[s];
         }
   }
@@ -166,11 +181,17 @@ class Machine {
 
   static bool truth(T x) { return x != T(0); }
 
-  T eval(const Instr<T>& in, const std::vector<T>& v, const std::vector<T*>& f, long p) const {
+  T eval(const Instr<T>& in, const std::vector<T>& v, const std::vector<T*>& f, long p, const long c[3]) const {
     switch (in.kind) {
       case dag::NodeKind::Const:
       case dag::NodeKind::Param: return in.constant;
       case dag::NodeKind::Access: return f[in.field][p + in.delta];
+      case dag::NodeKind::Broadcast: {  // dense over its dimensions, n + 2 * halo each (stnc_rt::lowerAt)
+        long i = 0;
+        for (int d = 0; d < 3; ++d)
+          if (in.dims & (1u << d)) i = i * (L_.n[d] + 2 * L_.halo[d]) + c[d] + in.off[d] + L_.halo[d];
+        return f[in.field][i];
+      }
       case dag::NodeKind::Select: return truth(v[in.a]) ? v[in.b] : v[in.c];
       case dag::NodeKind::Apply: return apply(in.op, v[in.a], in.b >= 0 ? v[in.b] : T(0), in.c >= 0 ? v[in.c] : T(0));
     }
@@ -217,7 +238,8 @@ class Machine {
     switch (n.kind) {
       case dag::NodeKind::Const: return static_cast<T>(n.value);
       case dag::NodeKind::Param: return params_[paramIndex(n.sym)];
-      case dag::NodeKind::Access: return T(0);  // rejected by the front end
+      case dag::NodeKind::Access:
+      case dag::NodeKind::Broadcast: return T(0);  // rejected by the front end
       case dag::NodeKind::Select: return truth(scalar(n.operands[0])) ? scalar(n.operands[1]) : scalar(n.operands[2]);
       case dag::NodeKind::Apply:
         return apply(n.op, scalar(n.operands[0]), n.operandCount() > 1 ? scalar(n.operands[1]) : T(0),
@@ -280,7 +302,7 @@ int runTyped(const dag::Module& m, const dag::Kernel& k, const stnc_rt::Layout& 
     // Time `reps` sweeps on scratch copies so the run below sees untouched inputs.
     std::vector<std::vector<T>> scratch;
     std::vector<T*> sp;
-    for (T* p : f) scratch.emplace_back(p, p + L.count);
+    for (size_t i = 0; i < f.size(); ++i) scratch.emplace_back(f[i], f[i] + fieldElems(k, k.fields[i], L));
     for (auto& s : scratch) sp.push_back(s.data());
     std::vector<double> times;
     for (long r = 0; r <= reps; ++r) {
@@ -357,6 +379,7 @@ int run(const dag::Module& m, const dag::Kernel& k, const long* n, void** fields
       p3[3 - r + a] = at[a + 1];
     }
     if (at[0] < 0 || at[0] >= static_cast<long>(k.fields.size())) return fail(kBadArgument, "point source of no field");
+    if (k.fields[static_cast<size_t>(at[0])].lowerRank()) return fail(kBadArgument, "point source on a lower-rank field");
     sources.push_back(Source{static_cast<int>(at[0]), stnc_rt::at(L, p3[0], p3[1], p3[2]), srcWave + q * steps});
   }
   if (k.type == dag::ElemType::F32) return runTyped<float>(m, k, L, fields, params, steps, sources, reps, ms, err, errlen);

@@ -53,6 +53,8 @@ struct Env {
 };
 
 // Program-wide state: the context, global symbols and memoized global consts.
+unsigned fieldAxisMask(const ast::StencilDecl& s, const ast::FieldDecl& f);
+
 struct Globals {
   dag::Context& ctx;
   const sema::Symbols& syms;
@@ -69,7 +71,10 @@ class Lowerer {
   // stencil == nullptr: evaluating a global const (no fields, no axes).
   Lowerer(Globals& g, const ast::StencilDecl* stencil) : g_(g), ctx_(g.ctx), s_(stencil) {
     if (!s_) return;
-    for (auto& f : s_->fields) fieldRoles_[f.id.name] = f.role;
+    for (auto& f : s_->fields) {
+      fieldRoles_[f.id.name] = f.role;
+      if (unsigned m = fieldAxisMask(*s_, f)) fieldAxes_[f.id.name] = m;
+    }
     for (auto& p : s_->params) params_.insert(p.name);
     for (size_t i = 0; i < s_->lets.size(); ++i) lets_[s_->lets[i].id.name] = i;
     for (size_t i = 0; i < s_->axes.size(); ++i) axes_[s_->axes[i].name] = static_cast<int>(i);
@@ -200,6 +205,9 @@ class Lowerer {
     }
     for (int a = static_cast<int>(s_->axes.size()); a < 3; ++a)
       STNC_ASSERT(off.d[a] == 0, "offset beyond the stencil's rank");
+    auto lower = fieldAxes_.find(name);
+    if (lower != fieldAxes_.end())  // the same value along the axes it lacks: a shift moves it along its own only
+      return ctx_.broadcast(ctx_.intern(name), lower->second, dag::maskOffset(off, lower->second));
     return ctx_.access(ctx_.intern(name), off);
   }
 
@@ -264,8 +272,9 @@ class Lowerer {
   }
 
   // Index entry d of a field/let/def-param access: AXIS, AXIS+C or AXIS-C.
-  bool axisEntry(const Expr& e, int d, const Env* env, int& delta) {
-    const std::string& axis = s_->axes[d].name;
+  bool axisEntry(const Expr& e, int d, const Env* env, int& delta) { return axisEntry(e, d, s_->axes[d].name, env, delta); }
+  // Entry number d (0-based, for the message) naming `axis`.
+  bool axisEntry(const Expr& e, int d, const std::string& axis, const Env* env, int& delta) {
     if (e.kind == ExprKind::Name && e.name == axis && !(env && env->find(axis))) {
       delta = 0;
       return true;
@@ -274,7 +283,7 @@ class Lowerer {
       const Expr& l = *e.args[0];
       if (mentionsAxis(l, axis)) {
         int base = 0, c = 0;
-        if (!axisEntry(l, d, env, base)) return false;
+        if (!axisEntry(l, d, axis, env, base)) return false;
         if (!evalInt(*e.args[1], env, "an index offset", c)) return false;
         delta = e.op == "+" ? base + c : base - c;
         return true;
@@ -317,8 +326,31 @@ class Lowerer {
     return true;
   }
 
+  // The index list of a lower-rank field: one entry per axis it has, in order.
+  bool lowerIndexShift(const Expr& e, const Env* env, unsigned mask, Offset& off) {
+    std::vector<int> axes;
+    std::string names;
+    for (int a = 0; a < static_cast<int>(s_->axes.size()); ++a)
+      if (mask & (1u << a)) {
+        axes.push_back(a);
+        names += (names.empty() ? "" : ", ") + s_->axes[a].name;
+      }
+    if (e.args.size() != axes.size()) {
+      g_.diags.report(DiagId::err_lower_index_count, e.loc) << e.name << e.args.size() << axes.size() << names;
+      return false;
+    }
+    for (size_t d = 0; d < axes.size(); ++d)
+      if (!axisEntry(*e.args[d], static_cast<int>(d), s_->axes[axes[d]].name, env, off.d[axes[d]])) return false;
+    return true;
+  }
+
   NodeId evalIndex(const Expr& e, const Env* env, Offset shift) {
     const std::string& n = e.name;
+    if (s_ && fieldAxes_.count(n) && !(env && env->find(n))) {
+      Offset off;
+      if (!lowerIndexShift(e, env, fieldAxes_.at(n), off)) return kNoNode;
+      return fieldAccess(n, e.loc, shift + off);
+    }
     const Binding* b = env ? env->find(n) : nullptr;
     if (b && b->kind == Binding::Kind::DefParam) {
       if (!s_) return notIndexable(e, "a def parameter outside a stencil");
@@ -616,6 +648,7 @@ class Lowerer {
 
   const ast::StencilDecl* s_;
   std::map<std::string, ast::FieldRole> fieldRoles_;
+  std::map<std::string, unsigned> fieldAxes_;  // lower-rank fields: the kernel axes they have (bit a = axis a)
   std::set<std::string> params_;
   std::map<std::string, size_t> lets_;
   std::map<std::string, int> axes_;
@@ -640,13 +673,23 @@ dag::BoundaryKind boundaryKind(const std::string& r) {
   return dag::BoundaryKind::Periodic;
 }
 
+// The kernel axes (bit a = axis a) of a field declared over fewer axes than its stencil; 0 otherwise.
+unsigned fieldAxisMask(const ast::StencilDecl& s, const ast::FieldDecl& f) {
+  if (!f.hasAxes || f.axes.size() >= s.axes.size()) return 0;
+  unsigned m = 0;
+  for (auto& a : f.axes)
+    for (size_t i = 0; i < s.axes.size(); ++i)
+      if (s.axes[i].name == a.name) m |= 1u << i;
+  return m;
+}
+
 dag::Kernel lowerStencil(Globals& g, const ast::StencilDecl& s) {
   dag::Kernel k;
   k.name = s.id.name;
   k.loc = s.id.loc;
   for (auto& a : s.axes) k.axes.push_back(a.name);
   k.type = s.type.name == "f32" ? dag::ElemType::F32 : dag::ElemType::F64;
-  for (auto& f : s.fields) k.fields.push_back({f.id.name, roleOf(f.role), f.id.loc});
+  for (auto& f : s.fields) k.fields.push_back({f.id.name, roleOf(f.role), f.id.loc, fieldAxisMask(s, f)});
   for (auto& p : s.params) {
     k.params.push_back(p.name);
     k.paramLocs.push_back(p.loc);
@@ -698,7 +741,7 @@ dag::Kernel lowerStencil(Globals& g, const ast::StencilDecl& s) {
         while (!work.empty()) {
           const dag::Node& n = g.ctx.node(work.back());
           work.pop_back();
-          if (n.kind == dag::NodeKind::Access) {
+          if (n.isLoad()) {
             g.diags.report(DiagId::err_field_in_const, b.value->loc) << g.ctx.name(n.sym);
             break;
           }

@@ -15,7 +15,7 @@ bool checkUnused(dag::Module& m, DiagEngine& diags) {
     while (!roots.empty()) {  // every node under the outputs and the boundary values
       const dag::Node& n = m.ctx.node(roots.back());
       roots.pop_back();
-      if (n.kind == dag::NodeKind::Access) fields.insert(m.ctx.name(n.sym));
+      if (n.isLoad()) fields.insert(m.ctx.name(n.sym));
       if (n.kind == dag::NodeKind::Param) params.insert(m.ctx.name(n.sym));
       for (int i = 0; i < n.operandCount(); ++i) roots.push_back(n.operands[i]);
     }

@@ -35,6 +35,7 @@ bool contractFma(dag::Module& m, DiagEngine&) {
       case dag::NodeKind::Const: r = n.type == dag::Type::Bool ? fresh.boolean(n.value != 0) : fresh.constant(n.value); break;
       case dag::NodeKind::Param: r = fresh.param(sym(n.sym)); break;
       case dag::NodeKind::Access: r = fresh.access(sym(n.sym), n.offset); break;
+      case dag::NodeKind::Broadcast: r = fresh.broadcast(sym(n.sym), n.axes, n.offset); break;
       case dag::NodeKind::Select: r = fresh.select(build(n.operands[0]), build(n.operands[1]), build(n.operands[2])); break;
       case dag::NodeKind::Apply: {
         const bool add = n.op == dag::Op::Add, sub = n.op == dag::Op::Sub;

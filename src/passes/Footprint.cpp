@@ -10,7 +10,7 @@ dag::Footprint footprintOf(const dag::Context& ctx, const dag::Kernel& k) {
     if (dag::isRead(f.role)) fp.fields.push_back({f.name, {0, 0, 0}, {0, 0, 0}, 0});
   for (dag::NodeId id : dag::liveNodes(ctx, k)) {
     const dag::Node& n = ctx.node(id);
-    if (n.kind != dag::NodeKind::Access) continue;
+    if (!n.isLoad()) continue;  // a lower-rank field's reach counts along its own axes (its offset is 0 along the others)
     for (dag::FieldFootprint& ff : fp.fields) {
       if (ff.field != ctx.name(n.sym)) continue;
       ++ff.accesses;

@@ -34,6 +34,7 @@ bool pruneDeadNodes(dag::Module& m, DiagEngine&) {
       case dag::NodeKind::Const: remap[id] = n.type == dag::Type::Bool ? fresh.boolean(n.value != 0) : fresh.constant(n.value); break;
       case dag::NodeKind::Param: remap[id] = fresh.param(sym(n.sym)); break;
       case dag::NodeKind::Access: remap[id] = fresh.access(sym(n.sym), n.offset); break;
+      case dag::NodeKind::Broadcast: remap[id] = fresh.broadcast(sym(n.sym), n.axes, n.offset); break;
       case dag::NodeKind::Apply:
         remap[id] = fresh.apply(n.op, op(0), n.operandCount() > 1 ? op(1) : dag::kNoNode, n.operandCount() > 2 ? op(2) : dag::kNoNode);
         break;

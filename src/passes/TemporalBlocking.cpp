@@ -31,6 +31,8 @@ TemporalPlan planTemporal(const dag::Context& ctx, const dag::Kernel& k) {
               "launch through L2, nothing recomputed, 0.73x: the reuse distance exceeds L2, "
               "bench/results/2026-12-01-s17-wave.md)");
   if (!k.regions.empty()) return no("the kernel has regions");
+  for (const dag::Field& f : k.fields)
+    if (f.lowerRank()) return no("field " + f.name + " has fewer axes than the kernel (the fused pair reads full fields only)");
   if (k.outputs.size() != 1) return no(std::to_string(k.outputs.size()) + " outputs (one is supported)");
   t.out = k.outputs[0].field;
   for (const auto& [a, b] : k.swaps) {

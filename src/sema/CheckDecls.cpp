@@ -96,6 +96,7 @@ class DeclChecker {
 
     std::map<std::string, const ast::FieldDecl*> fields;
     for (auto& f : s.fields) fields.emplace(f.id.name, &f);
+    checkFieldAxes(s);
     bool hasOutput = false;
     for (auto& f : s.fields) hasOutput |= f.role != ast::FieldRole::In;
     if (!hasOutput) diags_.report(DiagId::err_no_outputs, s.id.loc) << s.id.name;
@@ -142,6 +143,9 @@ class DeclChecker {
         }
         if (!swapped.insert(n->name).second) diags_.report(DiagId::err_swap_twice, n->loc) << n->name;
       }
+      for (const ast::Named* n : {&sw.a, &sw.b})
+        if (fields.count(n->name) && lowerRank(s, *fields.at(n->name)))
+          diags_.report(DiagId::err_swap_bad, n->loc) << n->name << "a field with fewer axes than the stencil";
       if (sw.a.name == sw.b.name) diags_.report(DiagId::err_swap_bad, sw.b.loc) << sw.b.name << "the same field twice";
     }
 
@@ -151,6 +155,10 @@ class DeclChecker {
       if (it == fields.end() || it->second->role == ast::FieldRole::Out) {
         diags_.report(DiagId::err_boundary_field, b.field.loc) << b.field.name;
         if (it == fields.end()) suggest(b.field, keysOf(fields));
+        continue;
+      }
+      if (lowerRank(s, *it->second)) {
+        diags_.report(DiagId::err_lower_boundary, b.field.loc) << b.field.name;
         continue;
       }
       const std::string& r = b.rule.name;
@@ -176,6 +184,41 @@ class DeclChecker {
           diags_.report(DiagId::err_boundary_twice, b.axes.empty() ? b.loc : a.loc) << b.field.name << a.name;
       }
     }
+  }
+
+  // A field declared over fewer axes than the stencil (`in c(k);`).
+  static bool lowerRank(const ast::StencilDecl& s, const ast::FieldDecl& f) { return f.hasAxes && f.axes.size() < s.axes.size(); }
+
+  // `in c(k), s(i, k);`: distinct axes of the stencil in its order; fewer than all only for inputs.
+  void checkFieldAxes(const ast::StencilDecl& s) {
+    std::string order;
+    for (auto& a : s.axes) order += (order.empty() ? "" : ", ") + a.name;
+    for (auto& f : s.fields) {
+      if (!f.hasAxes) continue;
+      int last = -1;
+      bool ok = true;
+      for (auto& a : f.axes) {
+        int at = -1;
+        for (size_t i = 0; i < s.axes.size(); ++i)
+          if (s.axes[i].name == a.name) at = static_cast<int>(i);
+        if (at < 0) {
+          diags_.report(DiagId::err_boundary_axis, a.loc) << a.name << s.id.name;
+          suggest(a, namesOf(s.axes));
+          ok = false;
+        } else if (at <= last) {
+          diags_.report(DiagId::err_lower_axes_order, a.loc) << f.id.name << order;
+          ok = false;
+        }
+        last = std::max(last, at);
+      }
+      if (ok && lowerRank(s, f) && f.role != ast::FieldRole::In) diags_.report(DiagId::err_lower_role, f.id.loc) << f.id.name;
+    }
+  }
+
+  static std::vector<std::string> namesOf(const std::vector<ast::Named>& v) {
+    std::vector<std::string> r;
+    for (auto& n : v) r.push_back(n.name);
+    return r;
   }
 
   void checkGroup(const ast::GroupDecl& g) {

@@ -72,6 +72,8 @@ const char* roleName(FieldRole r);
 struct FieldDecl {
   Named id;
   FieldRole role;
+  std::vector<Named> axes;  // `in c(k);`: a lower-rank field over these axes; empty: every axis
+  bool hasAxes = false;     // the declaration had an axis list (even one naming every axis)
 };
 
 struct LetStmt {

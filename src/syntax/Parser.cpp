@@ -166,7 +166,11 @@ class AstBuilder {
       if (auto* x = dynamic_cast<P::FieldStmtContext*>(st)) {
         std::string k = x->kind->getText();
         ast::FieldRole r = k == "in" ? ast::FieldRole::In : k == "out" ? ast::FieldRole::Out : ast::FieldRole::InOut;
-        for (auto& n : names(x->idList())) s.fields.push_back({n, r});
+        for (P::FieldItemContext* it : x->fieldItem()) {
+          ast::FieldDecl f{named(it->ID()), r, {}, it->idList() != nullptr};
+          if (it->idList()) f.axes = names(it->idList());
+          s.fields.push_back(std::move(f));
+        }
       } else if (auto* x = dynamic_cast<P::ParamStmtContext*>(st)) {
         for (auto& n : names(x->idList())) s.params.push_back(n);
       } else if (auto* x = dynamic_cast<P::LetStmtContext*>(st)) {

@@ -1,6 +1,7 @@
 // End-to-end tests of `stnc run` (CPU backend) against independent references.
 //
-//   stnc_e2e_run --stnc STNC --stn-dir DIR --stdlib DIR --work DIR [--file FILE.stn] CASE
+//   stnc_e2e_run --stnc STNC --stn-dir DIR --stdlib DIR --work DIR [--file FILE.stn] [--backend cuda] CASE
+//                                        (--backend: what `stnc run` uses, default cpu; cuda on a GPU machine)
 //   stnc_e2e_run --list                  print every case name
 //   stnc_e2e_run --check-list a,b,c      check that the CMake registration lists exactly the cases
 //
@@ -59,6 +60,7 @@ namespace {
 struct Options {
   std::string stnc, stnDir, stdlib, work;
   std::string file;  // --file: the .stn file the CMake registration expects the case to use
+  std::string backend = "cpu";  // --backend: `stnc run --backend` (cuda validates the GPU code against the same references)
 };
 Options g_opt;
 
@@ -218,6 +220,7 @@ struct FieldSpec {
   Role role;
   bool interiorInput = false;  // write the input .npy interior-shaped (a boundary rule fills the halo)
   double lo = -1.0, hi = 1.0;  // uniform random input values in [lo, hi)
+  std::vector<int> axes;       // a lower-rank input (`in c(k);`): the stencil axes it has; empty = every axis
 };
 
 template <class T>
@@ -416,9 +419,22 @@ int runCase(const std::string& name, const Case<T>& c) {
 
   // Buffers, one per field, all zero (as `stnc run` allocates them).
   std::map<std::string, Arr<T>> buf;
-  for (const FieldSpec& f : c.fields) buf.emplace(f.name, Arr<T>(c.size, c.halo, T(0)));
+  // A lower-rank field's buffer has extent 1 and no halo along the axes it lacks (read as c(i, 0, 0)).
+  auto sizeOf = [&](const FieldSpec& f, const std::vector<long>& all) {
+    if (f.axes.empty()) return all;
+    std::vector<long> s(all.size(), 1);
+    for (int a : f.axes) s[static_cast<size_t>(a)] = all[static_cast<size_t>(a)];
+    return s;
+  };
+  auto haloOf = [&](const FieldSpec& f) {
+    if (f.axes.empty()) return c.halo;
+    std::vector<int> h(c.halo.size(), 0);
+    for (int a : f.axes) h[static_cast<size_t>(a)] = c.halo[static_cast<size_t>(a)];
+    return h;
+  };
+  for (const FieldSpec& f : c.fields) buf.emplace(f.name, Arr<T>(sizeOf(f, c.size), haloOf(f), T(0)));
 
-  std::vector<std::string> cmd = {g_opt.stnc, "run", (fs::path(g_opt.stnDir) / c.file).string(), "-I", g_opt.stdlib,
+  std::vector<std::string> cmd = {g_opt.stnc, "run", (fs::path(g_opt.stnDir) / c.file).string(), "-I", g_opt.stdlib, "--backend", g_opt.backend,
                                   "--stencil", c.stencil, "--size", sizeText(c.size)};
   std::mt19937_64 rng(fnv1a(name));
   std::set<std::string> loaded;
@@ -428,6 +444,10 @@ int runCase(const std::string& name, const Case<T>& c) {
     NpyArray a;
     a.descr = descrOf<T>();
     a.shape = f.interiorInput ? c.size : full;
+    if (!f.axes.empty()) {  // dense over its own axes, halo included: n + 2*halo each
+      a.shape.clear();
+      for (int ax : f.axes) a.shape.push_back(full[static_cast<size_t>(ax)]);
+    }
     std::vector<T> vals(a.count());
     bool nonZero = false;
     for (T& x : vals) {
@@ -445,7 +465,8 @@ int runCase(const std::string& name, const Case<T>& c) {
     Arr<T>& b = buf.at(f.name);
     const long off = f.interiorInput ? 0 : 1;
     long ext[3] = {1, 1, 1};
-    for (int d = 0; d < rank; ++d) ext[d] = a.shape[d];
+    const std::vector<long> fext = f.interiorInput ? c.size : sizeOf(f, full);
+    for (int d = 0; d < rank; ++d) ext[d] = fext[static_cast<size_t>(d)];
     size_t at = 0;
     for (long x = 0; x < ext[0]; ++x)
       for (long y = 0; y < ext[1]; ++y)
@@ -757,6 +778,50 @@ Case<float> wave(Shape n, long steps) {
       float s = 0;
       for (int m = 1; m <= 4; ++m) s = m == 1 ? arms3(u, i, j, k, m) : s + arms3(u, i, j, k, m);
       vn(i, j, k) = 2.0f * u(i, j, k) - v(i, j, k) + roc2(i, j, k) * (s - 24.0f * u(i, j, k));
+    });
+  };
+  return c;
+}
+
+// lowerrank.stn coef3d: profiles cx(i), cz(k) and s(i, k) (lower-rank inputs), shifted through a def and a let.
+Case<double> coef3d(Shape n) {
+  Case<double> c;
+  c.file = "lowerrank.stn";
+  c.stencil = "coef3d";
+  c.size = n;
+  c.halo = {1, 0, 2};
+  c.fields = {{"u", In}, {"cx", In, false, 0.5, 1.5, {0}}, {"cz", In, false, -1.0, 1.0, {2}}, {"s", In, false, -1.0, 1.0, {0, 2}}, {"w", Out}};
+  c.check = {"w"};
+  c.sweep = [](Env<double>& e) {
+    const auto &u = e.in("u"), &cx = e.in("cx"), &cz = e.in("cz"), &s = e.in("s");
+    auto& w = e.out("w");
+    e.each([&](long i, long j, long k) {
+      const double ee = cx(i, 0, 0) + cz(0, 0, k - 2);  // e[i,j,k-2]
+      w(i, j, k) = cx(i, 0, 0) * (u(i - 1, j, k) + u(i + 1, j, k)) + cz(0, 0, k + 1) * u(i, j, k + 1) -
+                   cz(0, 0, k - 1) * u(i, j, k - 1) + s(i + 1, 0, k) * u(i, j, k) +
+                   (cx(i + 1, 0, 0) * u(i + 1, j, k) - cx(i - 1, 0, 0) * u(i - 1, j, k)) + ee * u(i, j, k);
+    });
+  };
+  return c;
+}
+
+// lowerrank.stn damp2d: f32, a profile g(j) along the contiguous axis, in-place b swapped with a.
+Case<float> damp2d(Shape n, long steps) {
+  Case<float> c;
+  c.file = "lowerrank.stn";
+  c.stencil = "damp2d";
+  c.size = n;
+  c.halo = {1, 1};
+  c.fields = {{"a", In}, {"g", In, false, 0.0, 0.5, {1}}, {"b", InOut}};
+  c.swaps = {{"a", "b"}};
+  c.steps = steps;
+  c.check = {"a", "b"};
+  c.sweep = [](Env<float>& e) {
+    const auto &a = e.in("a"), &g = e.in("g"), &b = e.in("b");
+    auto& bn = e.out("b");
+    e.each([&](long i, long j, long) {
+      const float lap = a(i - 1, j) + a(i + 1, j) + a(i, j - 1) + a(i, j + 1) - 4.0f * a(i, j);
+      bn(i, j) = lap * 0.2f + a(i, j) - g(0, j) * (a(i, j) - b(i, j)) - (g(0, j + 1) - g(0, j - 1)) * a(i, j);
     });
   };
   return c;
@@ -1656,6 +1721,10 @@ void registerCases() {
   add<D>("defnest_37x19x23", [] { return defnest("defnest", {37, 19, 23}); });
   add<D>("dxdx_37x19x23", [] { return defnest("dxdx", {37, 19, 23}); });
   add<D>("letdef_37x19x23", [] { return defnest("letdef", {37, 19, 23}); });
+  add<D>("coef3d_37x19x23", [] { return coef3d({37, 19, 23}); });
+  add<D>("coef3d_8x3x64", [] { return coef3d({8, 3, 64}); });
+  add<F>("damp2d_steps5_33x41", [] { return damp2d({33, 41}, 5); });
+  add<F>("damp2d_sweep_7x128", [] { return damp2d({7, 128}, 0); });
   add<D>("exprs3d_37x19x23", [] { return exprs3d({37, 19, 23}); });
   add<D>("exprs3d_8x8x8", [] { return exprs3d({8, 8, 8}); });
   add<F>("exprs1f_101", [] { return exprs1f({101}); });
@@ -1740,6 +1809,7 @@ int main(int argc, char** argv) {
     else if (a == "--stdlib") g_opt.stdlib = value();
     else if (a == "--work") g_opt.work = value();
     else if (a == "--file") g_opt.file = value();
+    else if (a == "--backend") g_opt.backend = value();
     else if (a == "--list") list = true;
     else if (a == "--check-list") checkList = value();
     else positional.push_back(a);

@@ -46,6 +46,11 @@ inline std::string tree(const dag::Context& ctx, dag::NodeId id, int rank) {
       return num(n.value);
     case dag::NodeKind::Param: return ctx.name(n.sym);
     case dag::NodeKind::Access: return ctx.name(n.sym) + offsetText(n.offset, rank);
+    case dag::NodeKind::Broadcast: {  // a lower-rank field: "_" along the axes it lacks, "c[_,_,1]"
+      std::string s = ctx.name(n.sym) + "[";
+      for (int a = 0; a < rank; ++a) s += (a ? "," : "") + ((n.axes & (1u << a)) ? std::to_string(n.offset.d[a]) : std::string("_"));
+      return s + "]";
+    }
     case dag::NodeKind::Select: return "select(" + sub(0) + ", " + sub(1) + ", " + sub(2) + ")";
     case dag::NodeKind::Apply: break;
   }

@@ -173,7 +173,8 @@ std::string narrowBox(int vec, bool ring = false) {
 // The condition under which the layout's rows and the field pointers are aligned to `elems` elements.
 std::string alignedCondition(const dag::Kernel& k, const std::string& elems, const std::string& bytes) {
   std::string aligned = "L_.origin % " + elems + " == 0 && L_.stride[1] % " + elems + " == 0 && L_.stride[0] % " + elems + " == 0";
-  for (const dag::Field& f : k.fields) aligned += " && reinterpret_cast<unsigned long>(" + cIdent(f.name) + ") % " + bytes + " == 0";
+  for (const dag::Field& f : k.fields)
+    if (!f.lowerRank()) aligned += " && reinterpret_cast<unsigned long>(" + cIdent(f.name) + ") % " + bytes + " == 0";
   return aligned;
 }
 

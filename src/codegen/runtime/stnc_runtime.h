@@ -78,6 +78,31 @@ STNC_HD inline long at(const Layout& L, long x, long y, long z) {
   return L.origin + x * L.stride[0] + y * L.stride[1] + z;
 }
 
+// Lower-rank fields (`in c(k);`, docs/EXTENSIONS.md): an array dense over the internal dimensions in Dims
+// (bit d = dimension d), n[d] + 2 * halo[d] points along each, row-major, no pad. lowerCount: elements to
+// allocate; lowerAt: the element of interior point (x, y, z) (halo points: coordinates in [-halo, 0) and
+// [n, n + halo)). Clamp (the CUDA kernels): a coordinate outside the allocated range is clamped into it, so the
+// lanes of a tile past a box's edge, whose values are never stored, still read inside the array; the CPU loops
+// visit only points of the box (no clamp: the contiguous index stays linear and vectorizes).
+inline size_t lowerCount(const Layout& L, unsigned dims) {
+  size_t c = 1;
+  for (int d = 0; d < 3; ++d)
+    if (dims & (1u << d)) c *= static_cast<size_t>(L.n[d] + 2 * L.halo[d]);
+  return c;
+}
+template <unsigned Dims, bool Clamp>
+STNC_HD inline long lowerAt(const Layout& L, long x, long y, long z) {
+  const long c[3] = {x, y, z};
+  long i = 0;
+  for (int d = 0; d < 3; ++d)
+    if (Dims & (1u << d)) {
+      const long e = L.n[d] + 2 * L.halo[d];
+      const long v = c[d] + L.halo[d];
+      i = i * e + (!Clamp ? v : v < 0 ? 0 : v >= e ? e - 1 : v);
+    }
+  return i;
+}
+
 // A box of interior points: lo[d] <= x < hi[d] per internal dimension.
 struct Box {
   long lo[3];
