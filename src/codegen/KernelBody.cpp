@@ -192,11 +192,17 @@ void emitPartDispatch(CPrinter& p, const dag::Kernel& k, const std::function<std
   }
 }
 
+std::string broadcastDecl(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, bool clamp) {
+  return "const " + std::string(dag::elemCType(k.type)) + " " + accessName(ctx, k, n) + " = " + broadcastLoad(ctx, k, n, clamp) + ";";
+}
+
 void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, int part, const AccessFn& access,
-                   const StoreFn& store, const char* divide, const LiteralFn& literalOf) {
+                   const StoreFn& store, const char* divide, const LiteralFn& literalOf,
+                   const std::function<bool(const dag::Node&)>& declared) {
   const std::string real = dag::elemCType(k.type);
   for (dag::NodeId id : dag::liveNodes(ctx, k, part)) {
     const dag::Node& n = ctx.node(id);
+    if (declared && declared(n)) continue;
     switch (n.kind) {
       case dag::NodeKind::Const:
       case dag::NodeKind::Param: break;
@@ -204,7 +210,7 @@ void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, i
         p.line("const " + real + " " + accessName(ctx, k, n) + " = " + (access ? access(n) : accessLoad(ctx, k, n)) + ";");
         break;
       case dag::NodeKind::Broadcast:  // every backend names the point's internal coordinates x_, y_, z_; CUDA (divide set) clamps
-        p.line("const " + real + " " + accessName(ctx, k, n) + " = " + broadcastLoad(ctx, k, n, divide != nullptr) + ";");
+        p.line(broadcastDecl(ctx, k, n, divide != nullptr));
         break;
       case dag::NodeKind::Apply:
       case dag::NodeKind::Select:

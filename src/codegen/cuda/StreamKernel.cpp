@@ -310,6 +310,7 @@ class StreamEmitter {
     emitIndices();
     emitQueuePrologue();
     if (sp_) emitRingPrologue(p_, k_, *sp_, rows_, tma_);
+    emitHoistedBroadcasts();
     if (k_.schedule.unroll > 1) p_.line("#pragma unroll " + std::to_string(k_.schedule.unroll));
     p_.openScope("for (long x_ = x0_; x_ < x1_; ++x_, p_ += s0_)");
     emitPlaneLoads();
@@ -548,6 +549,29 @@ class StreamEmitter {
     return cIdent(tk_.k.outputs[i].field) + "_r" + std::to_string(tk_.rowOf[i]) + "_c" + std::to_string(tk_.colOf[i]) + "_";
   }
 
+  // A lower-rank field that does not vary along dim 0 (a profile along j or k): the same value in every
+  // plane of the thread's chunk.
+  bool loopInvariant(const dag::Node& n) const {
+    if (n.kind != dag::NodeKind::Broadcast) return false;
+    for (int a = 0; a < tk_.k.rank(); ++a)
+      if ((n.axes & (1u << a)) && internalDim(tk_.k, a) == 0) return false;
+    return true;
+  }
+  std::function<bool(const dag::Node&)> hoisted() const {
+    return [this](const dag::Node& n) { return loopInvariant(n); };
+  }
+  // Reads those once per thread, before the plane loop (the body then uses them by name).
+  void emitHoistedBroadcasts() {
+    bool first = true;
+    for (dag::NodeId id : dag::liveNodes(tk_.ctx, tk_.k, fused_ ? -2 : part_)) {
+      const dag::Node& n = tk_.ctx.node(id);
+      if (!loopInvariant(n)) continue;
+      if (first) p_.line("// lower-rank fields constant along " + k_.axes[0] + ": read once per thread, before the plane loop");
+      first = false;
+      p_.line(broadcastDecl(tk_.ctx, tk_.k, n, true));
+    }
+  }
+
   // The body of part `which` (fused: the region or the default part; otherwise the kernel's part) and
   // its stores.
   void emitBodyAndStores(int which) {
@@ -559,7 +583,7 @@ class StreamEmitter {
       at.d[1] = tk_.rowOf[i];
       at.d[2] = tk_.colOf[i];
       return cIdent(o.field) + "[" + offsetIndex(k_, at) + "]";
-    }, kCudaDivide, literalOf_);
+    }, kCudaDivide, literalOf_, hoisted());
     auto mine = [&](size_t i) { return !fused_ || tk_.k.outputs[i].region == which; };
     // With rings a thread's rows past the box's last row store nothing (row 0: act_ says).
     auto rowCond = [&](size_t i) { return sp_ && tk_.rowOf[i] > 0 ? "y_ + " + std::to_string(tk_.rowOf[i]) + " < B_.hi[1]" : std::string(); };
@@ -622,7 +646,7 @@ class StreamEmitter {
     for (int which : {part_, -1}) {
       p_.openScope("");
       emitPointBody(p_, tk_.ctx, tk_.k, which, accessFn(), [&](size_t i, const dag::Output&) { return "const " + real_ + " " + outName(i); },
-                    kCudaDivide, literalOf_);
+                    kCudaDivide, literalOf_, hoisted());
       for (size_t i = 0; i < tk_.k.outputs.size(); ++i) {
         if (tk_.k.outputs[i].region != which) continue;
         dag::Offset at;
