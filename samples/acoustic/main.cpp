@@ -29,6 +29,8 @@
 //                add the source wavelet[t] to v; swap u, v); u holds the newest field on return
 //   stn::acoustic::cuda::step(..., stream, src, nsrc)         the same on device pointers
 //   stn::acoustic::cuda::sweep_box(L, lo, hi, ...)            one sweep of a sub-box (the breakdown)
+//   stn::acoustic_sep::...(L, ..., u, roc2, etax, etay, etaz, v, phi, ...)   the same with eta as three 1-D profiles
+//       (--eta profiles; etax holds n + 8 floats: stn::acoustic_sep::count(L, 2))
 #include "acoustic.h"
 
 #if !defined(ACOUSTIC_PNG)
@@ -571,6 +573,8 @@ void usage() {
       "       acoustic --check [--backend cpu|cuda]\n"
       "       acoustic --compare [run options]       one case: stnc <backend> vs the reference, bit for bit\n"
       "       acoustic --bench [--n N] [--steps S] [--init random|zero] [--chunk C] [--warmup W] [--backend cpu|cuda]\n"
+      "                [--eta array|profiles]\n"
+      "--eta profiles runs stencil acoustic_sep (eta as three 1-D profiles, lower-rank fields; the same bits)\n"
       "grid sizes count every point, the %ld-cell PML shell on each side included; --png writes %s\n"
       "backends in this build: cpu%s (default %s)\n",
       kPml, ACOUSTIC_PNG ? "PNG" : "PPM (built with PNG=0: FILE.png -> FILE.ppm)", kHaveCuda ? ", cuda" : "",
@@ -935,9 +939,9 @@ int bench(Options o) {
     std::printf("acoustic --bench: 200 sweeps back to back: %.4f ms per sweep = %.2f Gpts/s (sustained power)\n", b2bMs,
                 pts / b2bMs * 1e-6);
   std::printf("acoustic --bench: final max|u| %.6g, %s\n", maxAbs(u), finite ? "finite" : "NOT FINITE");
-  std::printf("RESULT backend=%s grid=%s init=%s steps=%ld chunk=%ld median_ms=%.4f mean_ms=%.4f gpts_median=%.2f "
+  std::printf("RESULT backend=%s eta=%s grid=%s init=%s steps=%ld chunk=%ld median_ms=%.4f mean_ms=%.4f gpts_median=%.2f "
               "gpts_mean=%.2f sweep_ms=%.4f inner_sweep_ms=%.4f b2b_sweep_ms=%.4f finite=%d\n",
-              o.c.backend.c_str(), sizeText(s.c.n).c_str(), s.c.init.c_str(), chunks * o.chunk, o.chunk, med, mean,
+              o.c.backend.c_str(), o.c.eta.c_str(), sizeText(s.c.n).c_str(), s.c.init.c_str(), chunks * o.chunk, o.chunk, med, mean,
               pts / med * 1e-6, pts / mean * 1e-6, fullMs, innerMs, b2bMs, finite ? 1 : 0);
   return finite ? 0 : 1;
 }
