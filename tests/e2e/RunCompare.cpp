@@ -1609,6 +1609,39 @@ int errBadSources() {
   return 0;
 }
 
+// Lower-rank fields: a profile of the wrong shape, --out of a profile, a source on one, --distributed.
+int errLowerRank() {
+  const fs::path w = freshWorkDir();
+  const std::string out = (w / "out.npy").string();
+  std::string u = writeInput(w, "u", {39, 19, 27});  // coef3d at 37x19x23: halo (1, 0, 2)
+  std::string cx = writeInput(w, "cx", {39}), cxBad = writeInput(w, "cx_bad", {37}), cz = writeInput(w, "cz", {27});
+  std::string s = writeInput(w, "s", {39, 27}), s3 = writeInput(w, "s3", {39, 19, 27});
+  const std::vector<std::string> base = {g_opt.stnc, "run", stn("lowerrank.stn"), "--stencil", "coef3d", "--size", "37x19x23",
+                                         "--in", "u=" + u, "--in", "cz=" + cz};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> v = base;
+    v.insert(v.end(), extra.begin(), extra.end());
+    Proc p = runProcess(v);
+    expect(!fs::exists(out), "an output was written although the run failed");
+    return p;
+  };
+  expectFailure(with({"--in", "cx=" + cxBad, "--in", "s=" + s, "--out", "w=" + out}), {"'cx'", "(37,)", "(39,)", "over i"});
+  expectFailure(with({"--in", "cx=" + cx, "--in", "s=" + s3, "--out", "w=" + out}), {"(39, 19, 27)", "(39, 27)"});
+  expectFailure(with({"--in", "cx=" + cx, "--in", "s=" + s, "--out", "cx=" + out}), {"--out cx", "never written"});
+  std::string a = writeInput(w, "a", {35, 43}, true), g = writeInput(w, "g", {43}, true), b = writeInput(w, "b", {35, 43}, true);
+  Proc p = runProcess({g_opt.stnc, "run", stn("lowerrank.stn"), "--stencil", "damp2d", "--size", "33x41", "--in", "a=" + a, "--in",
+                       "g=" + g, "--in", "b=" + b, "--out", "b=" + out, "--steps", "2", "--source", "g@1,1=1.0"});
+  expectFailure(p, {"'g'", "fewer axes"});
+  expect(!fs::exists(out), "an output was written despite a source on a profile");
+  // --distributed refuses the file before anything is written.
+  const fs::path dir = w / "mpi";
+  p = runProcess({g_opt.stnc, stn("lowerrank.stn"), "-o", dir.string(), "--distributed"});
+  expectFailure(p, {"--distributed", "fewer axes"});
+  expect(!fs::exists(dir / "lowerrank.h") && !fs::exists(dir / "lowerrank_mpi.h"), "--distributed wrote files although it failed");
+  std::cout << "e2e: PASS err_lower_rank\n";
+  return 0;
+}
+
 struct DirState {
   std::map<std::string, std::string> bytes;
   std::map<std::string, fs::file_time_type> mtime;
@@ -1789,6 +1822,7 @@ void registerCases() {
   registry()["err_missing_args"] = errMissingArgs;
   registry()["err_compile_keeps_outputs"] = errCompileKeepsOutputs;
   registry()["err_bad_sources"] = errBadSources;
+  registry()["err_lower_rank"] = errLowerRank;
 }
 
 }  // namespace
