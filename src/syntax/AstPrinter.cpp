@@ -58,7 +58,15 @@ void printAst(std::ostream& os, const ast::Module& m) {
     os << "(stencil " << s.id.name << " (";
     for (size_t i = 0; i < s.axes.size(); ++i) os << (i ? " " : "") << s.axes[i].name;
     os << ") " << (s.type.name.empty() ? "f64" : s.type.name) << "\n";
-    for (auto& f : s.fields) os << "  (" << ast::roleName(f.role) << " " << f.id.name << ")\n";
+    for (auto& f : s.fields) {
+      os << "  (" << ast::roleName(f.role) << " " << f.id.name;
+      if (f.hasAxes) {  // `in c(k);`: the axes as declared
+        os << " (";
+        for (size_t i = 0; i < f.axes.size(); ++i) os << (i ? " " : "") << f.axes[i].name;
+        os << ")";
+      }
+      os << ")\n";
+    }
     for (auto& p : s.params) os << "  (param " << p.name << ")\n";
     for (auto& l : s.lets) os << "  (let " << l.id.name << " " << exprToString(*l.value) << ")\n";
     for (auto& r : s.regions) {
