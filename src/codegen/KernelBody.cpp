@@ -209,8 +209,8 @@ void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, i
       case dag::NodeKind::Access:
         p.line("const " + real + " " + accessName(ctx, k, n) + " = " + (access ? access(n) : accessLoad(ctx, k, n)) + ";");
         break;
-      case dag::NodeKind::Broadcast:  // every backend names the point's internal coordinates x_, y_, z_; CUDA (divide set) clamps
-        p.line(broadcastDecl(ctx, k, n, divide != nullptr));
+      case dag::NodeKind::Broadcast:  // every backend names the point's internal coordinates x_, y_, z_
+        p.line(access ? "const " + real + " " + accessName(ctx, k, n) + " = " + access(n) + ";" : broadcastDecl(ctx, k, n, false));
         break;
       case dag::NodeKind::Apply:
       case dag::NodeKind::Select:

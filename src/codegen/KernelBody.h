@@ -16,7 +16,8 @@ namespace stnc::codegen {
 // Internal (3-D) dimension of kernel axis a: rank-r kernels use the last r dimensions.
 inline int internalDim(const dag::Kernel& k, int axis) { return 3 - k.rank() + axis; }
 
-// How an access node is read; the default is `field[p_ + offset]`.
+// How an access node (Access or Broadcast) is read; the defaults are `field[p_ + offset]` and an unclamped
+// broadcastLoad (every point of the loop is inside the box).
 using AccessFn = std::function<std::string(const dag::Node&)>;
 // Where output number i (index into k.outputs) is stored; the default is `field[p_]`.
 using StoreFn = std::function<std::string(size_t, const dag::Output&)>;
@@ -44,8 +45,8 @@ void emitPartDispatch(CPrinter& p, const dag::Kernel& k, const std::function<std
 // The default read of an access: "u[p_ - s0_ + 2]".
 std::string accessLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n);
 // The read of a lower-rank field (a Broadcast node) at the point (x_, y_, z_) plus its offset:
-// "c[stnc_rt::lowerAt<4u, true>(L_, 0, 0, z_ - 1)]". clamp: coordinates clamped into the array (CUDA lanes past
-// a box's edge compute values they do not store).
+// "c[stnc_rt::lowerAt<4u, true>(L_, 0, 0, z_ - 1)]". clamp: coordinates clamped into the array (the CUDA stream
+// kernels, whose lanes past a box's edge compute values they do not store).
 std::string broadcastLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, bool clamp);
 // The index expression of an access at offset o from p_ ("p_ - s0_ + 2").
 std::string offsetIndex(const dag::Kernel& k, const dag::Offset& o);

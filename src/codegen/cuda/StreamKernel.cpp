@@ -531,6 +531,9 @@ class StreamEmitter {
   // How the bodies read access n: a queue slot, a vector lane, a plain load, or (fused, not in the
   // rings) a guarded L1 load where the point's row is allocated.
   std::string access(const dag::Node& n) const {
+    // A lower-rank field: clamped, since a tile's lanes past the box's edge compute (and do not store) points
+    // whose coordinates may lie outside its array.
+    if (n.kind == dag::NodeKind::Broadcast) return broadcastLoad(tk_.ctx, tk_.k, n, true);
     if (const Queue* q = queued(n)) return slotName(q->field, q->row, q->col, n.offset.d[0]);
     if (vec_ == 1 && !sp_) return accessLoad(tk_.ctx, tk_.k, n);
     const int g = floorDiv(n.offset.d[2], vec_);

@@ -81,7 +81,7 @@ STNC_HD inline long at(const Layout& L, long x, long y, long z) {
 // Lower-rank fields (`in c(k);`, docs/EXTENSIONS.md): an array dense over the internal dimensions in Dims
 // (bit d = dimension d), n[d] + 2 * halo[d] points along each, row-major, no pad. lowerCount: elements to
 // allocate; lowerAt: the element of interior point (x, y, z) (halo points: coordinates in [-halo, 0) and
-// [n, n + halo)). Clamp (the CUDA kernels): a coordinate outside the allocated range is clamped into it, so the
+// [n, n + halo)). Clamp (the CUDA stream kernels): a coordinate outside the allocated range is clamped into it, so the
 // lanes of a tile past a box's edge, whose values are never stored, still read inside the array; the CPU loops
 // visit only points of the box (no clamp: the contiguous index stays linear and vectorizes).
 inline size_t lowerCount(const Layout& L, unsigned dims) {

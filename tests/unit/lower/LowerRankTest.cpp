@@ -63,7 +63,11 @@ TEST_CASE("a lower-rank field's reach counts in the halo along its axes") {
 }
 
 TEST_CASE("printers show a lower-rank field's axes, and the backends read it at the point's coordinates") {
-  auto c = compileText("stencil s(i, j, k) : f32 { in u, cz(k); out o; o = cz[k-1] * u; }\n");
+  // A star along i and j: the CUDA stream schedule (a tile of 4 points per thread), whose lanes past the box's
+  // edge read clamped; cz does not vary along i, so it is read once before the plane loop, cx inside it.
+  auto c = compileText(
+      "stencil s(i, j, k) : f32 { in u, cx(i), cz(k); out o;\n"
+      "  o = cz[k-1] * (u[i-1,j,k] + u[i+1,j,k] + u[i,j+1,k]) + cx[i+1] * u; }\n");
   REQUIRE_MESSAGE(c->module, c->diagText());
   std::ostringstream text, json;
   dag::printText(text, *c->module);
@@ -75,6 +79,13 @@ TEST_CASE("printers show a lower-rank field's axes, and the backends read it at 
   const std::string cpp = codegen::generateCpp(*c->module, go), cu = codegen::generateCuda(*c->module, go),
                     h = codegen::generateHeader(*c->module, go);
   CHECK(cpp.find("cz[stnc_rt::lowerAt<4u, false>(L_, 0, 0, z_ - 1)]") != std::string::npos);  // CPU: no clamp
-  CHECK(cu.find("cz[stnc_rt::lowerAt<4u, true>(L_, 0, 0, z_ - 1)]") != std::string::npos);    // CUDA: clamped
-  CHECK(h.find("kFieldDims[kFieldCount] = {0u, 4u, 0u}") != std::string::npos);
+  const size_t hoisted = cu.find("cz[stnc_rt::lowerAt<4u, true>(L_, 0, 0, z_ - 1)]");      // CUDA stream: clamped
+  const size_t loop = cu.find("for (long x_ = x0_;");
+  REQUIRE(hoisted != std::string::npos);
+  REQUIRE(loop != std::string::npos);
+  CHECK(hoisted < loop);  // read once per thread, before the first plane loop
+  const size_t perPlane = cu.find("cx[stnc_rt::lowerAt<1u, true>(L_, x_ + 1, 0, 0)]");
+  REQUIRE(perPlane != std::string::npos);
+  CHECK(perPlane > loop);  // varies along i: read in the loop
+  CHECK(h.find("kFieldDims[kFieldCount] = {0u, 1u, 4u, 0u}") != std::string::npos);
 }
