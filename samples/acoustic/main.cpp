@@ -265,20 +265,22 @@ void cuOk(cudaError_t e, const char* what) {
 // The five arrays on the device (cudaMalloc: 256-byte aligned; the launchers need 128).
 struct DeviceFields {
   real *u = nullptr, *roc2 = nullptr, *eta = nullptr, *v = nullptr, *phi = nullptr;
-  real* base[5] = {};
+  real* base[5] = {};  // u, roc2, eta (only with the 3-D eta: --eta array), v, phi
   real* prof[3] = {};  // eta's three profiles (--eta profiles; allocated either way, they are small)
   size_t bytes = 0, profBytes[3] = {};
-  explicit DeviceFields(const stnc_rt::Layout& L) : bytes(L.count * sizeof(real)) {
+  DeviceFields(const stnc_rt::Layout& L, const Setup& s) : bytes(L.count * sizeof(real)) {
     for (int d = 0; d < 3; ++d) {
       profBytes[d] = KS::count(L, 2 + d) * sizeof(real);
       cuOk(cudaMalloc(&prof[d], profBytes[d]), "cudaMalloc");
     }
+    const int arrays = s.profiles() ? 4 : 5;
     size_t freeB = 0, totalB = 0;
     cuOk(cudaMemGetInfo(&freeB, &totalB), "cudaMemGetInfo");
-    if (5 * bytes + (64u << 20) > freeB)
-      die("the five fields need " + std::to_string(5 * bytes >> 20) + " MiB, the device has " +
+    if (arrays * bytes + (64u << 20) > freeB)
+      die("the " + std::to_string(arrays) + " fields need " + std::to_string(arrays * bytes >> 20) + " MiB, the device has " +
           std::to_string(freeB >> 20) + " MiB free");
-    for (real*& b : base) cuOk(cudaMalloc(&b, bytes), "cudaMalloc");
+    for (int f = 0; f < 5; ++f)
+      if (f != 2 || !s.profiles()) cuOk(cudaMalloc(&base[f], bytes), "cudaMalloc");
     reset();
   }
   void reset() {  // the roles as allocated (step() swaps u and v)
@@ -287,7 +289,7 @@ struct DeviceFields {
   void upload(const HostFields& h) {
     const real* src[5] = {h.u.p, h.roc2.p, h.eta.p, h.v.p, h.phi.p};
     for (int f = 0; f < 5; ++f)
-      if (f != 2 || h.eta.count == bytes / sizeof(real)) cuOk(cudaMemcpy(base[f], src[f], bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+      if (base[f]) cuOk(cudaMemcpy(base[f], src[f], bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     const real* p[3] = {h.ex.p, h.ey.p, h.ez.p};
     for (int d = 0; d < 3; ++d) cuOk(cudaMemcpy(prof[d], p[d], profBytes[d], cudaMemcpyHostToDevice), "cudaMemcpy");
     reset();
@@ -355,7 +357,7 @@ Fields runStnc(const Setup& s, const std::string& backend, double* seconds = nul
     return out;
   }
 #if defined(STNC_WITH_CUDA)
-  DeviceFields d(L);
+  DeviceFields d(L, s);
   d.upload(h);
   DeviceVector w(s.wavelet);
   cuOk(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -807,14 +809,16 @@ int bench(Options o) {
   const stnc_rt::Layout L = makeLayout(s);
   const double fieldGiB = static_cast<double>(L.count * sizeof(real)) / (1u << 30);
   printSetup("acoustic --bench", s);
-  std::printf("acoustic --bench: backend %s; 5 fields of %.2f GiB (array %ldx%ldx%ld incl. halo and padding) = %.2f GiB\n",
-              describeBackend(o.c.backend).c_str(), fieldGiB, L.dim[0], L.dim[1], L.dim[2], 5 * fieldGiB);
+  const int arrays = s.profiles() ? 4 : 5;  // --eta profiles: no 3-D eta (its three profiles are n + 8 floats each)
+  std::printf("acoustic --bench: backend %s; %d fields of %.2f GiB (array %ldx%ldx%ld incl. halo and padding) = %.2f GiB\n",
+              describeBackend(o.c.backend).c_str(), arrays, fieldGiB, L.dim[0], L.dim[1], L.dim[2], arrays * fieldGiB);
   std::printf("acoustic --bench: %ld warm-up steps, then %ld x step(%ld) timed one call at a time\n", o.warmup, chunks,
               o.chunk);
   const double pts = static_cast<double>(s.points());
   const double inner = static_cast<double>(s.innerPoints());
-  // Compulsory traffic: inner u, roc2 read, v read + written (16 B); shell also eta, phi read, phi written (28 B).
-  const double bytesPerStep = inner * 16 + (pts - inner) * 28;
+  // Compulsory traffic: inner u, roc2 read, v read + written (16 B); shell also eta, phi read, phi written (28 B;
+  // 24 B with --eta profiles, whose reads are per plane, row and column, not per point).
+  const double bytesPerStep = inner * 16 + (pts - inner) * (s.profiles() ? 24 : 28);
   std::vector<double> ms;  // per call
   double innerMs = 0, fullMs = 0, b2bMs = 0;
   std::vector<real> u;
@@ -840,7 +844,7 @@ int bench(Options o) {
     extract(L, pu, u);
   } else {
 #if defined(STNC_WITH_CUDA)
-    DeviceFields d(L);
+    DeviceFields d(L, s);
     d.upload(*h);
     h.reset();  // the host copies are not needed any more (800^3: 11 GiB)
     DeviceVector w(s.wavelet);

@@ -159,7 +159,7 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("inline constexpr const char* kFields[kFieldCount] = {" + fnames + "};");
   std::string fdims;
   for (size_t i = 0; i < k.fields.size(); ++i) {
-    fdims += std::string(i ? ", " : "") + std::to_string(k.fields[i].lowerRank() ? dag::fieldDims(k, k.fields[i]) : 0) + "u";
+    fdims += std::string(i ? ", " : "") + std::to_string(dag::fieldDims(k, k.fields[i])) + "u";
   }
   p.line("// Per field: 0 = an array of layout() (L.count elements); otherwise a lower-rank input, dense over the internal");
   p.line("// dimensions in this mask (bit d), n + 2*halo points each, no pad (stnc_rt::lowerAt). count() says how many.");
@@ -179,7 +179,7 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("return L;");
   p.closeScope("layout");
   p.line("// Elements to allocate for field f (index into kFields): L.count, or a lower-rank field's dense extent.");
-  p.line("inline size_t count(const stnc_rt::Layout& L, int f) { return kFieldDims[f] ? stnc_rt::lowerCount(L, kFieldDims[f]) : L.count; }");
+  p.line("inline size_t count(const stnc_rt::Layout& L, int f) { return stnc_rt::fieldCount(L, kFieldDims[f]); }");
   p.line("// Element index of interior point (" + [&] {
     std::string s;
     for (int a = 0; a < k.rank(); ++a) s += (a ? ", " : "") + k.axes[a];

@@ -28,7 +28,7 @@ std::vector<std::string> fieldAxisNames(const Kernel& k, const Field& f) {
 unsigned fieldDims(const Kernel& k, const Field& f) {
   unsigned m = 0;
   for (int a = 0; a < k.rank(); ++a)
-    if (!f.lowerRank() || (f.axes & (1u << a))) m |= 1u << (3 - k.rank() + a);
+    if (f.axes & (1u << a)) m |= 1u << (3 - k.rank() + a);
   return m;
 }
 

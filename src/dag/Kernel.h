@@ -254,7 +254,8 @@ std::string partLabel(const Kernel& k, int part);
 
 // The names of the axes field f varies along, in axis order (every axis unless it is lower-rank).
 std::vector<std::string> fieldAxisNames(const Kernel& k, const Field& f);
-// The internal (3-D) dimensions field f varies along as a mask (bit d = internal dimension d).
+// A lower-rank field's internal (3-D) dimensions as a mask (bit d = internal dimension d); 0 for a field of
+// every axis (an array of the kernel's layout). What stnc_rt::fieldCount and the launcher's kFieldDims take.
 unsigned fieldDims(const Kernel& k, const Field& f);
 // The names of the axes boundary rule b applies along, in axis order.
 std::vector<std::string> boundaryAxes(const Kernel& k, const Boundary& b);

@@ -152,7 +152,7 @@ void runAndCheck(const dag::Module& m, const dag::Kernel& k, EntryFn entry, std:
   d.inputs.resize(k.fields.size());
   for (size_t f = 0; f < k.fields.size(); ++f)
     if (d.inputs[f].empty())
-      randomFill(d.inputs[f], k.fields[f].lowerRank() ? stnc_rt::lowerCount(L, dag::fieldDims(k, k.fields[f])) : L.count, es, rng);
+      randomFill(d.inputs[f], stnc_rt::fieldCount(L, dag::fieldDims(k, k.fields[f])), es, rng);
   std::vector<std::vector<char>> work = d.inputs;
   std::vector<void*> ptrs;
   for (std::vector<char>& b : work) ptrs.push_back(b.data());

@@ -168,7 +168,7 @@ int runMain(int argc, char** argv) {
   const std::string descr = k->type == dag::ElemType::F32 ? "<f4" : "<f8";
   std::vector<std::unique_ptr<AlignedBuffer>> bufs;
   // Elements of field f's array: the layout's, or a lower-rank field's dense n + 2*halo along its axes.
-  auto elems = [&](const dag::Field& f) { return f.lowerRank() ? stnc_rt::lowerCount(L, dag::fieldDims(*k, f)) : L.count; };
+  auto elems = [&](const dag::Field& f) { return stnc_rt::fieldCount(L, dag::fieldDims(*k, f)); };
   for (const dag::Field& f : k->fields) {
     const size_t bytes = elems(f) * es;
     bufs.push_back(std::make_unique<AlignedBuffer>(bytes));

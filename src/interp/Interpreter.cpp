@@ -42,7 +42,7 @@ struct Instr {
 
 // Element count of field f's array: the kernel's layout, or dense over a lower-rank field's dimensions.
 size_t fieldElems(const dag::Kernel& k, const dag::Field& f, const stnc_rt::Layout& L) {
-  return f.lowerRank() ? stnc_rt::lowerCount(L, dag::fieldDims(k, f)) : L.count;
+  return stnc_rt::fieldCount(L, dag::fieldDims(k, f));
 }
 
 long reflect(long x, long n) {

@@ -675,7 +675,7 @@ dag::BoundaryKind boundaryKind(const std::string& r) {
 
 // The kernel axes (bit a = axis a) of a field declared over fewer axes than its stencil; 0 otherwise.
 unsigned fieldAxisMask(const ast::StencilDecl& s, const ast::FieldDecl& f) {
-  if (!f.hasAxes || f.axes.size() >= s.axes.size()) return 0;
+  if (!f.fewerAxesThan(s.axes.size())) return 0;
   unsigned m = 0;
   for (auto& a : f.axes)
     for (size_t i = 0; i < s.axes.size(); ++i)

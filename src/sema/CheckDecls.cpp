@@ -187,7 +187,7 @@ class DeclChecker {
   }
 
   // A field declared over fewer axes than the stencil (`in c(k);`).
-  static bool lowerRank(const ast::StencilDecl& s, const ast::FieldDecl& f) { return f.hasAxes && f.axes.size() < s.axes.size(); }
+  static bool lowerRank(const ast::StencilDecl& s, const ast::FieldDecl& f) { return f.fewerAxesThan(s.axes.size()); }
 
   // `in c(k), s(i, k);`: distinct axes of the stencil in its order; fewer than all only for inputs.
   void checkFieldAxes(const ast::StencilDecl& s) {

@@ -74,6 +74,8 @@ struct FieldDecl {
   FieldRole role;
   std::vector<Named> axes;  // `in c(k);`: a lower-rank field over these axes; empty: every axis
   bool hasAxes = false;     // the declaration had an axis list (even one naming every axis)
+  // Declared over fewer axes than its stencil's `stencilAxes` (a lower-rank field).
+  bool fewerAxesThan(size_t stencilAxes) const { return hasAxes && axes.size() < stencilAxes; }
 };
 
 struct LetStmt {

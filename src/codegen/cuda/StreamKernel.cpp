@@ -56,16 +56,12 @@ TileKernel tileKernel(const dag::Context& src, const dag::Kernel& k, int part, i
         if (it != memo.end()) return it->second;
         const dag::Node n = tk.ctx.node(id);  // a copy: the context grows below
         dag::NodeId out = id;
-        if (n.kind == dag::NodeKind::Access) {
+        if (n.isLoad()) {
           dag::Offset o = n.offset;
           o.d[1] += r;
           o.d[2] += c;
-          out = tk.ctx.access(n.sym, o);
-        } else if (n.kind == dag::NodeKind::Broadcast) {  // moves along the axes its field has only
-          dag::Offset o = n.offset;
-          o.d[1] += r;
-          o.d[2] += c;
-          out = tk.ctx.broadcast(n.sym, n.axes, dag::maskOffset(o, n.axes));
+          // A lower-rank field moves along the axes it has only.
+          out = n.kind == dag::NodeKind::Access ? tk.ctx.access(n.sym, o) : tk.ctx.broadcast(n.sym, n.axes, dag::maskOffset(o, n.axes));
         } else if (n.kind == dag::NodeKind::Select) {
           out = tk.ctx.select(shift(n.operands[0]), shift(n.operands[1]), shift(n.operands[2]));
         } else if (n.kind == dag::NodeKind::Apply) {

@@ -90,6 +90,8 @@ inline size_t lowerCount(const Layout& L, unsigned dims) {
     if (dims & (1u << d)) c *= static_cast<size_t>(L.n[d] + 2 * L.halo[d]);
   return c;
 }
+// Elements of a field's array: dims 0 = the layout's L.count, else a lower-rank field's lowerCount.
+inline size_t fieldCount(const Layout& L, unsigned dims) { return dims ? lowerCount(L, dims) : L.count; }
 template <unsigned Dims, bool Clamp>
 STNC_HD inline long lowerAt(const Layout& L, long x, long y, long z) {
   const long c[3] = {x, y, z};
