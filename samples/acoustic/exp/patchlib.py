@@ -107,18 +107,27 @@ def replace_store(k, shell_lines):
 
 
 # --- launchSweep rewrites of a --fuse-regions=on acoustic.cu (kbox.py, kfuse.py) ---
-FUSED_LAUNCH = """        bool done_ = false;
-        if ((e_ = fused_region::launchFused(L_, clip_, r_, u, roc2, eta, v, phi, stream_, done_)) != cudaSuccess || done_) return e_;
-      }"""
+FIELDS = "u, roc2, eta, v, phi"  # the stencil acoustic's field arguments
+FIELDS_SEP = "u, roc2, etax, etay, etaz, v, phi"  # acoustic_sep's (eta as three profiles)
 
 
-def default_part_rest(box, indent):
+def fused_launch(fields=FIELDS):
+    """launchSweep's call of the fused kernel for the stencil with these field arguments."""
+    return """        bool done_ = false;
+        if ((e_ = fused_region::launchFused(L_, clip_, r_, %s, stream_, done_)) != cudaSuccess || done_) return e_;
+      }""" % fields
+
+
+FUSED_LAUNCH = fused_launch()
+
+
+def default_part_rest(box, indent, fields=FIELDS):
     """Launcher lines: the default part over the clip box minus `box` (each remaining box on a lane of its own),
     then return; `indent` is the first line's indentation."""
     lines = ["stnc_rt::Box rest_[64] = {clip_};",
              "const int nr_ = stnc_rt::subtractBox(rest_, 1, 64, %s);" % box,
              "if (nr_ < 0) return cudaErrorInvalidValue;",
              "for (int b_ = 0; b_ < nr_; ++b_)",
-             "  if (!stnc_rt::boxEmpty(rest_[b_])) if ((e_ = default_part::launchPart(L_, rest_[b_], u, roc2, eta, v, phi, stnc_rt::laneOf(lanes_, stream_, 1 + b_))) != cudaSuccess) return e_;",
+             "  if (!stnc_rt::boxEmpty(rest_[b_])) if ((e_ = default_part::launchPart(L_, rest_[b_], %s, stnc_rt::laneOf(lanes_, stream_, 1 + b_))) != cudaSuccess) return e_;" % fields,
              "return e_;"]
     return "".join(indent + l + "\n" for l in lines)
