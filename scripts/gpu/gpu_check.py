@@ -282,6 +282,19 @@ def at(L, x, y, z):
     return L["origin"] + x * L["stride"][0] + y * L["stride"][1] + z
 
 
+def field_axes(k, f):
+    """The kernel axes (indices) lower-rank input f varies along (`stnc info`'s field_axes), or None for a field
+    of every axis."""
+    names = k.get("lower", {}).get(f)
+    return [k["axes"].index(a) for a in names] if names else None
+
+
+def field_shape(k, f, n):
+    """The .npy shape `stnc run` takes for field f at interior extents n: n + 2*halo per axis it has."""
+    ax = field_axes(k, f)
+    return [n[a] + 2 * k["halo"][a] for a in (range(len(n)) if ax is None else ax)]
+
+
 # ----------------------------------------------------------------------------------------------
 # Poison harness: runs in its own process (a CUDA fault kills only it). Spec: one JSON file with
 # the library, and a list of runs.
@@ -311,13 +324,20 @@ def harness_run(lib, run):
     keep = []  # keeps the ctypes buffers alive
     bases = []
     poison = elem.nan * count
-    for fld in run["fields"]:
-        buf = (ctypes.c_char * (nbytes + 128))()
+    r = len(run["n"])
+    lower = {}  # field index -> its input bytes (a lower-rank input: a dense array over its own axes, no pad)
+    for i, fld in enumerate(run["fields"]):
+        if fld.get("axes") is not None:
+            descr, shape, data = read_npy(fld["input"])
+            if descr != elem.descr or list(shape) != [run["n"][a] + 2 * run["halo"][a] for a in fld["axes"]]:
+                raise ValueError("input %s: %s %s does not match the lower-rank field" % (fld["input"], descr, shape))
+            lower[i] = data
+        size = len(lower[i]) if i in lower else nbytes
+        buf = (ctypes.c_char * (size + 128))()
         keep.append(buf)
         base = (ctypes.addressof(buf) + 127) // 128 * 128
-        ctypes.memmove(base, poison, nbytes)
+        ctypes.memmove(base, lower[i] if i in lower else poison, size)
         bases.append(base)
-    r = len(run["n"])
     ext_full = [1, 1, 1]
     off = [0, 0, 0]
     for a in range(r):
@@ -325,7 +345,7 @@ def harness_run(lib, run):
         off[3 - r + a] = -run["halo"][a]
     loaded = set()
     for i, fld in enumerate(run["fields"]):
-        if not fld.get("input"):
+        if not fld.get("input") or i in lower:
             continue
         descr, shape, data = read_npy(fld["input"])
         if descr != elem.descr or list(shape) != [run["n"][a] + 2 * run["halo"][a] for a in range(r)]:
@@ -373,6 +393,12 @@ def harness_run(lib, run):
     swapped = {x for p in run["swaps"] for x in p}
     stray = {}
     for i, fld in enumerate(run["fields"]):
+        if i in lower:  # an input: the kernel must leave every element as it was
+            now = ctypes.string_at(after[i], len(lower[i]))
+            bad = sum(1 for k in range(0, len(now), es) if now[k:k + es] != lower[i][k:k + es])
+            if bad:
+                stray[fld["name"]] = bad
+            continue
         whole = ctypes.string_at(after[i], nbytes)
         pure_out = fld["role"] == "out" and fld["name"] not in swapped
         # Box that may legitimately hold data: interior for pure outputs, interior + halo otherwise.
@@ -563,10 +589,6 @@ class Check:
                 skipped.append({"file": rec["file"], "error": rec["error"]})
                 continue
             for k in rec["kernels"]:
-                if k.get("lower"):  # this harness lays out full fields only
-                    skipped.append({"file": rec["file"], "error": "%s %s has lower-rank fields (%s), which this harness does not lay out: "
-                                    "scripts/gpu/e2e-cuda.sh (and the acoustic sample's --check) validate them" % (k["kind"], k["name"], ", ".join(sorted(k["lower"])))})
-                    continue
                 r = len(k["axes"])
                 sizes = [("odd", ODD[r]), ("pow2", POW2[r])]
                 if self.a.quick:
@@ -586,14 +608,14 @@ class Check:
         k = case["k"]
         elem = Elem(k["type"])
         os.makedirs(case["dir"], exist_ok=True)
-        shape = [case["n"][a] + 2 * k["halo"][a] for a in range(len(case["n"]))]
-        count = 1
-        for s in shape:
-            count *= s
         signed = not (set(k["ops"]) & DOMAIN_LIMITED)
         rng = random.Random(case["seed"])
         case["inputs"] = {}
         for f in k["inputs"] + k["inouts"]:
+            shape = field_shape(k, f, case["n"])
+            count = 1
+            for s in shape:
+                count *= s
             p = os.path.join(case["dir"], "in_%s.npy" % f)
             if not os.path.exists(p):
                 with open(p + ".tmp", "wb") as fh:
@@ -731,7 +753,8 @@ class Check:
         for i, c in enumerate(todo):
             k = c["k"]
             runs.append({"id": i, "type": k["type"], "n": c["n"], "halo": k["halo"], "entry": "stnc_entry_%s_%s" % (k["name"], self.real(backend)),
-                         "fields": [{"name": f, "role": k["roles"].get(f, "in"), "input": c["inputs"].get(f)} for f in k["fields"]],
+                         "fields": [{"name": f, "role": k["roles"].get(f, "in"), "input": c["inputs"].get(f), "axes": field_axes(k, f)}
+                                    for f in k["fields"]],
                          "swaps": k["swaps"], "params": [c["params"][p] for p in k["params"]], "steps": c["steps"],
                          "sources": harness_sources(k["fields"], c["sources"]),
                          "outputs": {f: self.out_path(c, "poison-" + backend, f) for f in self.compared_fields(c)}})
@@ -1012,7 +1035,7 @@ class Check:
         if self.a.fake_cuda:
             summary += " [FAKE CUDA: the CPU backend stood in for CUDA; this tests the script, not the GPU]"
         if skipped:
-            summary += "; %d file(s) or kernel(s) skipped (stnc info failed, or lower-rank fields)" % len(skipped)
+            summary += "; %d file(s) or kernel(s) skipped (stnc info failed)" % len(skipped)
 
         def fmt(x):
             if x is None:

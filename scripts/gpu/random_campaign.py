@@ -198,6 +198,8 @@ class Campaign:
                "--out", self.gendir, "--transcendental-every", str(self.a.transcendental_every)]
         if self.a.region_chance is not None:
             cmd += ["--region-chance", str(self.a.region_chance)]
+        if self.a.lower_chance is not None:
+            cmd += ["--lower-chance", str(self.a.lower_chance)]
         rc, out, err = self.sh(cmd)
         if rc != 0:
             raise SystemExit("random-campaign: the generator failed: %s" % (out + err)[-2000:])
@@ -211,7 +213,8 @@ class Campaign:
 
     # -- 2. halos and inputs --------------------------------------------------------------------
     def info(self, path):
-        """kernel name -> {halo, params, fields (kernel order, with roles)}, or (None, error)."""
+        """kernel name -> {halo, params, axes, lower (lower-rank inputs' axes), fields (kernel order, with roles)},
+        or (None, error)."""
         rc, out, err = self.sh([self.stnc, "info", path], timeout=120)
         if rc != 0:
             return None, self.failure(rc, out, err)
@@ -223,7 +226,8 @@ class Campaign:
         kernels = {}
         for k in info.get("stencils", []) + info.get("groups", []):
             j = order.get(k["name"], {})
-            kernels[k["name"]] = {"halo": k["halo"], "params": k.get("params", []),
+            kernels[k["name"]] = {"halo": k["halo"], "params": k.get("params", []), "axes": k["axes"],
+                                  "lower": k.get("field_axes", {}),  # lower-rank inputs: name -> their axes
                                   "fields": [{"name": f["name"], "role": f["role"]} for f in j.get("fields", [])]}
         return kernels, None
 
@@ -264,9 +268,11 @@ class Campaign:
                 continue
             name = fld["name"]
             ruled = set(c["ruled"].get(name, []))
+            lower = gc.field_axes(k, name) is not None  # a lower-rank input: n + 2*halo along its own axes, never ruled
             filled = all(halo[a] == 0 or a in ruled for a in range(c["rank"]))
-            interior = run["interior"] and filled
-            shape = [run["size"][a] + (0 if interior else 2 * halo[a]) for a in range(c["rank"])]
+            interior = run["interior"] and filled and not lower
+            shape = gc.field_shape(k, name, run["size"]) if lower else \
+                [run["size"][a] + (0 if interior else 2 * halo[a]) for a in range(c["rank"])]
             count = 1
             for s in shape:
                 count *= s
@@ -348,7 +354,7 @@ class Campaign:
     # -- 3. runs --------------------------------------------------------------------------------
     def compared(self, c, r):
         steps = c["runs"][r]["steps"]
-        return [f["name"] for f in c["fields"] if steps > 0 or f["role"] != "in"]
+        return [f["name"] for f in c["fields"] if (steps > 0 and gc.field_axes(c["k"], f["name"]) is None) or f["role"] != "in"]
 
     def run_cmd(self, c, r, backend, sched_args, tag, stn=None):
         run = c["runs"][r]
@@ -415,8 +421,8 @@ class Campaign:
                 ids[rid] = (c, r)
                 runs.append({"id": rid, "type": c["type"], "n": run["size"], "halo": k["halo"],
                              "entry": "stnc_entry_%s_%s" % (c["kernel"], backend),
-                             "fields": [{"name": f["name"], "role": f["role"], "input": c["full"][r].get(f["name"])}
-                                        for f in k["fields"]],
+                             "fields": [{"name": f["name"], "role": f["role"], "input": c["full"][r].get(f["name"]),
+                                         "axes": gc.field_axes(k, f["name"])} for f in k["fields"]],
                              "swaps": c["swaps"], "params": [run["params"][p] for p in k["params"]], "steps": run["steps"],
                              "sources": gc.harness_sources([f["name"] for f in k["fields"]], c.get("sources", {}).get(r, [])),
                              "outputs": {f: os.path.join(c["dirs"][r], "%s_%s.npy" % (variant, f)) for f in self.compared(c, r)}})
@@ -587,7 +593,8 @@ class Campaign:
                  % (self.a.seed, self.a.count, c["index"],
                     # the generator options that change the programs
                     " --transcendental-every %d" % self.a.transcendental_every if self.a.transcendental_every != 4 else "",
-                    " --region-chance %g" % self.a.region_chance if self.a.region_chance is not None else "",
+                    (" --region-chance %g" % self.a.region_chance if self.a.region_chance is not None else "") +
+                    (" --lower-chance %g" % self.a.lower_chance if self.a.lower_chance is not None else ""),
                     " --dry-run" if self.a.dry_run else ""),
                  "set -e", 'cd "$(dirname "$0")"', 'STNC=${STNC:-stnc}']
         for backend, tag, a in (("cpu", ref, self.refs.get(ref, [])), (self.device if name not in self.refs else "cpu", name, args)):
@@ -784,10 +791,12 @@ class Campaign:
         elapsed = time.time() - self.t0
         ranks = {r: sum(1 for c in cases if c["rank"] == r) for r in (1, 2, 3)}
         with_sources = sum(1 for c in cases if any(c.get("sources", {}).values()))
-        summary = "%d programs (%d f32, %d with exp/log/pow/sin/cos, %d groups, %d with regions, %d with point sources), " \
-                  "%d comparisons with the CPU backend: %d failed, %d libm differences beyond tolerance%s" % (
+        with_lower = sum(1 for c in cases if (c.get("k") or {}).get("lower"))
+        summary = "%d programs (%d f32, %d with exp/log/pow/sin/cos, %d groups, %d with regions, %d with lower-rank inputs, " \
+                  "%d with point sources), %d comparisons with the CPU backend: %d failed, %d libm differences beyond tolerance%s" % (
                       n_prog, sum(1 for c in cases if c["type"] == "f32"), sum(1 for c in cases if c["transcendental"]),
-                      sum(1 for c in cases if c["group"]), sum(1 for c in cases if c.get("regions")), with_sources, comparisons,
+                      sum(1 for c in cases if c["group"]), sum(1 for c in cases if c.get("regions")), with_lower, with_sources,
+                      comparisons,
                       len(failures), len(libm),
                       ", %d NOT RUN (time budget)" % not_run if not_run else "")
         if self.a.dry_run:
@@ -909,6 +918,8 @@ def main():
     ap.add_argument("--runs", type=int, default=2, choices=(1, 2), help="runs per program: 1 = small extents only (default 2)")
     ap.add_argument("--transcendental-every", type=int, default=4)
     ap.add_argument("--region-chance", type=float, help="share of single stencils with regions (generator default 0.3)")
+    ap.add_argument("--lower-chance", type=float,
+                    help="share of single stencils of rank >= 2 with lower-rank inputs (generator default 0.3)")
     ap.add_argument("--schedules", help="comma list of schedule names to try (default: all candidates)")
     ap.add_argument("--only", help="comma list of case indices (reproduce a failure)")
     ap.add_argument("--variant", action="append", default=[],

@@ -366,6 +366,54 @@ class Generator {
     c_.transcendental = c_.transcendental || transcendental_;
   }
 
+  // Lower-rank inputs (docs/EXTENSIONS.md) for a share `chance` of the single stencils of rank >= 2: 1-2
+  // `in` fields over a proper subset of the axes (e0(j), e1(i, k), ...), read bare or at small offsets of their
+  // own axes and combined into some equations and lets, so shifted let references and region equations move
+  // them too (along their own axes only: the flat twin's expansion says where). generateCase calls this after
+  // addRegions with a stream of its own, so programs without them are what they were before.
+  void addLowerRank(double chance) {
+    if (!c_.group.empty() || c_.stencils.size() != 1 || c_.rank < 2 || !r_.chance(chance)) return;
+    StencilDecl& st = c_.stencils.front();
+    std::vector<FieldDecl> lows;
+    const int n = r_.chance(0.4) ? 2 : 1;
+    for (int i = 0; i < n; ++i) {
+      FieldDecl f{"e" + std::to_string(i), Role::In, {}};
+      const int mask = r_.range(1, (1 << c_.rank) - 2);  // a proper, non-empty subset of the axes
+      for (int a = 0; a < c_.rank; ++a)
+        if (mask & (1 << a)) f.axes.push_back(a);
+      lows.push_back(f);
+      st.fields.insert(st.fields.begin() + static_cast<long>(r_.next() % (st.fields.size() + 1)), f);
+    }
+    auto read = [&]() {
+      const FieldDecl& f = r_.pick(lows);
+      GP e = mk(GK::Acc);
+      e->name = f.name;
+      e->axes = f.axes;
+      if (r_.chance(0.75)) {
+        e->idx.resize(f.axes.size());
+        for (Idx& x : e->idx) x.c = r_.chance(0.5) ? 0 : r_.range(-2, 2);
+      }
+      return e;
+    };
+    auto term = [&]() { return r_.chance(0.3) ? bin(r_.chance(0.5) ? "*" : "+", read(), read()) : read(); };
+    static const std::vector<std::string> ops = {"+", "-", "*"};
+    bool used = false;
+    for (Let& l : st.lets)
+      if (r_.chance(0.4)) {
+        l.value = bin(r_.pick(ops), l.value, term());
+        used = true;
+      }
+    for (Equation& e : st.eqs)
+      if (r_.chance(0.6)) {
+        e.value = r_.chance(0.5) ? bin(r_.pick(ops), e.value, term()) : bin(r_.pick(ops), term(), e.value);
+        used = true;
+      }
+    if (!used && !st.eqs.empty()) {
+      Equation& e = st.eqs[r_.next() % st.eqs.size()];
+      e.value = bin("+", e.value, term());
+    }
+  }
+
  private:
   // Along axis a: lo >= 0 from the start, hi <= 0 from the end. Thin and empty ranges are measured
   // against the first run's extent (the other runs change the extents: then they are what they are).
@@ -816,9 +864,10 @@ class Printer {
     return s;
   }
 
-  std::string shiftText(const std::vector<Idx>& idx) const {
+  // axes: the axes the entries index (a lower-rank field's); empty: every axis.
+  std::string shiftText(const std::vector<Idx>& idx, const std::vector<int>& axes = {}) const {
     std::string s = "[";
-    for (int a = 0; a < c_.rank; ++a) s += (a ? "," : "") + idxText(c_.axes[a], idx[a]);
+    for (size_t m = 0; m < idx.size(); ++m) s += (m ? "," : "") + idxText(c_.axes[axes.empty() ? m : static_cast<size_t>(axes[m])], idx[m]);
     return s + "]";
   }
 
@@ -849,7 +898,7 @@ class Printer {
       }
       case GK::Acc:
       case GK::LetRef:
-      case GK::DPar: return e.idx.empty() ? e.name : e.name + shiftText(e.idx);
+      case GK::DPar: return e.idx.empty() ? e.name : e.name + shiftText(e.idx, e.axes);
       case GK::OAcc: return e.name + "[" + e.var + "]";
       case GK::IVal: return e.var;
       case GK::Wt: return "weight(" + e.var + ")";
@@ -889,8 +938,11 @@ std::string stencilHeader(const Case& c, const StencilDecl& s, const std::string
   t += " {\n";
   for (Role r : {Role::In, Role::Out, Role::InOut}) {
     std::string names;
-    for (auto& f : s.fields)
-      if (f.role == r) names += (names.empty() ? "" : ", ") + f.name;
+    for (auto& f : s.fields) {
+      if (f.role != r) continue;
+      names += (names.empty() ? "" : ", ") + f.name;
+      for (size_t m = 0; m < f.axes.size(); ++m) names += (m ? ", " : "(") + c.axes[static_cast<size_t>(f.axes[m])] + (m + 1 == f.axes.size() ? ")" : "");
+    }
     if (!names.empty()) t += std::string("  ") + roleText(r) + " " + names + ";\n";
   }
   if (!s.params.empty()) {
@@ -977,6 +1029,13 @@ class Expander {
       case GK::Acc: {
         GP a = mk(GK::Acc);
         a->name = e.name;
+        if (!e.axes.empty()) {  // a lower-rank field: the shift and its own offsets along its own axes only
+          a->axes = e.axes;
+          a->idx.resize(e.axes.size());
+          for (size_t m = 0; m < e.axes.size(); ++m)
+            a->idx[m].c = sh.d[e.axes[m]] + (e.idx.empty() ? 0 : idxVal(e.idx[m], env));
+          return a;
+        }
         Shift t = addIdx(sh, e.idx, env);
         a->idx.resize(c_.rank);
         for (int i = 0; i < c_.rank; ++i) a->idx[i].c = t.d[i];
@@ -1095,9 +1154,10 @@ std::string printFlatExpr(const Case& c, const GExpr& e) {
     case GK::Par: return e.name;
     case GK::Acc: {
       std::string s = e.name + "[";
-      for (int a = 0; a < c.rank; ++a) {
-        int d = e.idx[a].c;
-        s += (a ? "," : "") + c.axes[a] + (d == 0 ? "" : (d > 0 ? "+" : "-") + std::to_string(std::abs(d)));
+      for (size_t m = 0; m < e.idx.size(); ++m) {
+        int d = e.idx[m].c;
+        const std::string& ax = c.axes[e.axes.empty() ? m : static_cast<size_t>(e.axes[m])];
+        s += (m ? "," : "") + ax + (d == 0 ? "" : (d > 0 ? "+" : "-") + std::to_string(std::abs(d)));
       }
       return s + "]";
     }
@@ -1140,6 +1200,9 @@ Case generateCase(uint64_t seed, int index, const GenOptions& o) {
   // Regions from a stream of their own (see addRegions).
   r = Rng(mixSeed(seed ^ 0x5E610A5EED5ull, static_cast<uint64_t>(index)));
   g.addRegions(o.regionChance);
+  // Lower-rank inputs from another stream (see addLowerRank).
+  r = Rng(mixSeed(seed ^ 0x10E7FA11D5ull, static_cast<uint64_t>(index)));
+  g.addLowerRank(o.lowerChance);
   return c;
 }
 

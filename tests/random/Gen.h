@@ -3,8 +3,9 @@
 // A case is generated deterministically from (seed, index): a few global declarations (consts,
 // const arrays, defs with shifted parameters, offsets shapes) and one stencil, or a group of 2-3
 // stencils, plus the parameters of a run (extents, steps, params, input seed). A single stencil
-// may declare regions and region equations (GenOptions::regionChance; drawn from a random stream
-// of their own, so the rest of the case does not depend on them).
+// may declare regions and region equations (GenOptions::regionChance) and lower-rank inputs read in
+// its equations and lets (GenOptions::lowerChance), each drawn from a random stream of its own, so the
+// rest of the case does not depend on them.
 //
 // Every expression is kept as a small IR (GExpr) that can be printed two ways:
 //   - sugared: as generated, with defs, sums, apply, lets, consts and minimal parentheses
@@ -83,6 +84,7 @@ struct GExpr {
   double value = 0;
   Idx index;                 // CArr index
   std::vector<Idx> idx;      // Acc, LetRef, DPar: one entry per axis (empty: bare)
+  std::vector<int> axes;     // Acc of a lower-rank field: the (ascending) axes its idx entries index
   int lo = 0, hi = 0;        // SumR
   std::vector<GP> args;      // operands / call arguments / body (args[0])
   bool paren = false;        // print with redundant parentheses (sugared form)
@@ -114,6 +116,7 @@ enum class Role { In, Out, InOut };
 struct FieldDecl {
   std::string name;
   Role role;
+  std::vector<int> axes;  // a lower-rank input (`in e0(j);`, docs/EXTENSIONS.md): its axes, ascending; empty: all
 };
 struct Boundary {
   std::string field;
@@ -180,6 +183,7 @@ struct GenOptions {
   int maxRadius = 4;
   bool transcendental = true;
   double regionChance = 0.3;   // single stencils that get regions (Generator::addRegions)
+  double lowerChance = 0.3;    // single stencils of rank >= 2 that get lower-rank inputs (Generator::addLowerRank)
 };
 
 Case generateCase(uint64_t seed, int index, const GenOptions& o = {});

@@ -3,6 +3,7 @@
 // build it from the tree:  g++ -std=c++17 -O2 -o stnc_gen tests/random/Gen.cpp tests/random/GenMain.cpp
 //
 //   stnc_gen campaign --seed S --count N --batch B --out DIR [--transcendental-every K] [--region-chance P]
+//                     [--lower-chance P]
 //       Generates cases 0..N-1 of seed S (the same programs as `stnc_random check --seed S`, apart
 //       from the transcendental switch below) and writes
 //         DIR/r<rank>_b<k>.stn   the cases grouped by rank, at most B per file (one compile of
@@ -17,7 +18,8 @@
 //       --transcendental-every K: only every K-th case (index % K == K - 1) may call
 //       exp/log/pow/sin/cos (default 4; 1 = all, 0 = none), so most cases are compared bit for bit.
 //       --region-chance P: the share of single stencils with regions (default 0.3, as stnc_random).
-//   stnc_gen print --seed S --index I [--region-chance P]     prints one case.
+//       --lower-chance P: of single stencils of rank >= 2 with lower-rank inputs (default 0.3, as stnc_random).
+//   stnc_gen print --seed S --index I [--region-chance P] [--lower-chance P]     prints one case.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -183,13 +185,15 @@ bool writeText(const fs::path& p, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-int campaign(uint64_t seed, int count, int batch, const std::string& outDir, int transcendentalEvery, double regionChance) {
+int campaign(uint64_t seed, int count, int batch, const std::string& outDir, int transcendentalEvery, double regionChance,
+             double lowerChance) {
   fs::create_directories(fs::path(outDir) / "cases");
   std::map<int, std::vector<Case>> byRank;
   for (int i = 0; i < count; ++i) {
     GenOptions o;
     o.transcendental = transcendentalEvery > 0 && i % transcendentalEvery == transcendentalEvery - 1;
     o.regionChance = regionChance;
+    o.lowerChance = lowerChance;
     Case c = generateCase(seed, i, o);
     byRank[c.rank].push_back(std::move(c));
   }
@@ -238,7 +242,7 @@ int main(int argc, char** argv) {
   std::string cmd = argv[1], out;
   uint64_t seed = 1;
   int count = 100, batch = 40, every = 4, index = 0;
-  double regionChance = GenOptions{}.regionChance;
+  double regionChance = GenOptions{}.regionChance, lowerChance = GenOptions{}.lowerChance;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (i + 1 >= argc) {
@@ -253,6 +257,7 @@ int main(int argc, char** argv) {
     else if (a == "--transcendental-every") every = std::stoi(v);
     else if (a == "--index") index = std::stoi(v);
     else if (a == "--region-chance") regionChance = std::stod(v);
+    else if (a == "--lower-chance") lowerChance = std::stod(v);
     else {
       std::fprintf(stderr, "stnc_gen: unknown option %s\n", a.c_str());
       return 2;
@@ -261,6 +266,7 @@ int main(int argc, char** argv) {
   if (cmd == "print") {
     GenOptions o;
     o.regionChance = regionChance;
+    o.lowerChance = lowerChance;
     std::printf("%s", printCase(generateCase(seed, index, o)).c_str());
     return 0;
   }
@@ -269,7 +275,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "stnc_gen: --out DIR is required\n");
       return 2;
     }
-    return campaign(seed, count, batch, out, every, regionChance);
+    return campaign(seed, count, batch, out, every, regionChance, lowerChance);
   }
   std::fprintf(stderr, "stnc_gen: unknown command %s\n", cmd.c_str());
   return 2;

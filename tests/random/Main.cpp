@@ -2,7 +2,7 @@
 //
 //   stnc_random check --stnc PATH [--seed S] [--count N] [--batch B] [--work DIR]
 //                     [--runs R] [--regressions DIR] [--ulp U] [--lenient-zero] [--no-shrink] [--max-failures F]
-//                     [--region-chance P]
+//                     [--region-chance P] [--lower-chance P]
 //       Generates N cases from seed S, B per .stn file (one C++ compile covers a batch), and for
 //       each case checks
 //         (1) front end: the sugared stencil and the generator's own flat expansion of it lower to
@@ -18,7 +18,8 @@
 //       Re-runs saved regressions (both checks).
 //   stnc_random print [--seed S] [--count N]      Prints the cases (sugared, flat, run line).
 //   --region-chance P: the share of single stencils that get regions (default 0.3; 1: all, 0: none;
-//   the rest of each program does not depend on it).
+//   the rest of each program does not depend on it). --lower-chance P: likewise, the share of single stencils
+//   of rank >= 2 that get 1-2 lower-rank inputs (`in e0(j);`) read in their equations and lets (default 0.3).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,7 +65,8 @@ struct Options {
   bool strictZero = true;   // +0 / -0 differences are mismatches (--lenient-zero: counted only)
   bool verbose = false;
   std::string stncFlags;    // extra options for both `stnc run`s (e.g. --fp-contract=on)
-  GenOptions gen;           // --region-chance P: the share of single stencils with regions (default 0.3)
+  GenOptions gen;           // --region-chance P: the share of single stencils with regions (default 0.3);
+                            // --lower-chance P: of single stencils of rank >= 2 with lower-rank inputs (0.3)
   std::vector<std::string> files;
 };
 
@@ -366,6 +368,7 @@ Outcome runBoth(const Options& opt, const std::string& stn, const stnc::dag::Mod
     a.f32 = spec.f32;
     size_t count = 1;
     for (int ax = 0; ax < k->rank(); ++ax) {
+      if (f.lowerRank() && !(f.axes & (1u << ax))) continue;  // a lower-rank input: (n_a + 2 h_a) along its own axes
       long n = spec.size[ax] + (interior ? 0 : 2 * k->footprint.halo[ax]);
       a.shape.push_back(n);
       count *= static_cast<size_t>(n);
@@ -378,7 +381,7 @@ Outcome runBoth(const Options& opt, const std::string& stn, const stnc::dag::Mod
   }
   std::vector<std::string> outs;
   for (const stnc::dag::Field& f : k->fields)
-    if (spec.steps > 0 || stnc::dag::isWritten(f.role)) outs.push_back(f.name);
+    if ((spec.steps > 0 && !f.lowerRank()) || stnc::dag::isWritten(f.role)) outs.push_back(f.name);  // (`--out` refuses lower-rank inputs)
   for (const std::string backend : {"cpu", "interp"}) {
     std::string cmd = opt.stnc + args + " --backend " + backend;
     for (auto& o : outs) cmd += " --out " + o + "=" + dir + "/" + backend + "_" + o + ".npy";
@@ -739,7 +742,7 @@ int cmdCheck(const Options& opt) {
   auto t0 = std::chrono::steady_clock::now();
   fs::create_directories(opt.work);
   std::string regdir = opt.regressions.empty() ? opt.work + "/regressions" : opt.regressions;
-  int cases = 0, failures = 0, transc = 0, withRegions = 0;
+  int cases = 0, failures = 0, transc = 0, withRegions = 0, withLower = 0;
   std::map<std::string, int> counts;
   for (int b0 = 0; b0 < opt.count; b0 += opt.batch) {
     int n = std::min(opt.batch, opt.count - b0);
@@ -760,6 +763,7 @@ int cmdCheck(const Options& opt) {
       counts[std::string(c.f32 ? "f32" : "f64")] += static_cast<int>(c.stencils.size());
       transc += c.transcendental;
       withRegions += !c.stencils.front().regions.empty();
+      withLower += std::any_of(c.stencils.front().fields.begin(), c.stencils.front().fields.end(), [](const FieldDecl& f) { return !f.axes.empty(); });
     }
     if (!comp->module) {
       // Find the culprits one by one.
@@ -831,9 +835,9 @@ int cmdCheck(const Options& opt) {
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("stnc_random: seed %llu: %d cases = runs of %d generated programs (%d f64, %d f32 stencils; %d with "
-              "exp/log/pow/sin/cos, %d with regions), %d failed, %.1f s\n",
+              "exp/log/pow/sin/cos, %d with regions, %d with lower-rank inputs), %d failed, %.1f s\n",
               static_cast<unsigned long long>(opt.seed), cases, opt.count, counts["f64"], counts["f32"], transc, withRegions,
-              failures, s);
+              withLower, failures, s);
   if (zeroSign)
     std::printf("note: %ld output values differed only in the sign of zero (tolerated: --lenient-zero)\n",
                 zeroSign.load());
@@ -926,6 +930,7 @@ int main(int argc, char** argv) {
     else if (a == "-v" || a == "--verbose") opt.verbose = true;
     else if (a == "--stnc-flags") opt.stncFlags = next();
     else if (a == "--region-chance") opt.gen.regionChance = std::stod(next());
+    else if (a == "--lower-chance") opt.gen.lowerChance = std::stod(next());
     else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "stnc_random: unknown option %s\n", a.c_str());
       return 2;
