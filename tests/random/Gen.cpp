@@ -253,11 +253,11 @@ class Generator {
     st.name = name;
     int nin = r_.range(1, 4);
     int nout = r_.range(1, 3);
-    for (int i = 0; i < nin; ++i) st.fields.push_back({"u" + std::to_string(i), Role::In});
+    for (int i = 0; i < nin; ++i) st.fields.push_back({"u" + std::to_string(i), Role::In, {}});
     int wbase = inGroup ? static_cast<int>(c_.stencils.size()) * 3 : 0;
-    for (int i = 0; i < nout; ++i) st.fields.push_back({"w" + std::to_string(wbase + i), Role::Out});
+    for (int i = 0; i < nout; ++i) st.fields.push_back({"w" + std::to_string(wbase + i), Role::Out, {}});
     bool inout = !inGroup && r_.chance(0.25);
-    if (inout) st.fields.push_back({"v0", Role::InOut});
+    if (inout) st.fields.push_back({"v0", Role::InOut, {}});
     int np = r_.range(0, 3);
     for (int i = 0; i < np; ++i) st.params.push_back("p" + std::to_string(i));
     if (!inGroup && r_.chance(0.3)) {
@@ -849,6 +849,11 @@ int precOf(const GExpr& e) {
   }
 }
 
+// The axis name of entry m of an index list: axes holds a lower-rank field's axes (empty: entry m is axis m).
+const std::string& entryAxis(const Case& c, const std::vector<int>& axes, size_t m) {
+  return c.axes[axes.empty() ? m : static_cast<size_t>(axes[m])];
+}
+
 class Printer {
  public:
   Printer(const Case& c) : c_(c) {}
@@ -867,7 +872,7 @@ class Printer {
   // axes: the axes the entries index (a lower-rank field's); empty: every axis.
   std::string shiftText(const std::vector<Idx>& idx, const std::vector<int>& axes = {}) const {
     std::string s = "[";
-    for (size_t m = 0; m < idx.size(); ++m) s += (m ? "," : "") + idxText(c_.axes[axes.empty() ? m : static_cast<size_t>(axes[m])], idx[m]);
+    for (size_t m = 0; m < idx.size(); ++m) s += (m ? "," : "") + idxText(entryAxis(c_, axes, m), idx[m]);
     return s + "]";
   }
 
@@ -1156,7 +1161,7 @@ std::string printFlatExpr(const Case& c, const GExpr& e) {
       std::string s = e.name + "[";
       for (size_t m = 0; m < e.idx.size(); ++m) {
         int d = e.idx[m].c;
-        const std::string& ax = c.axes[e.axes.empty() ? m : static_cast<size_t>(e.axes[m])];
+        const std::string& ax = entryAxis(c, e.axes, m);
         s += (m ? "," : "") + ax + (d == 0 ? "" : (d > 0 ? "+" : "-") + std::to_string(std::abs(d)));
       }
       return s + "]";
