@@ -45,8 +45,6 @@ s = inner_dim2(s, "0", "L_.n[2]", WHO + ": whole rows, the k-faces in the edge t
 # 2. the shell point, in the default part's term order
 a, _ = inner_kernel(s)
 s = s[:a] + shell_helper(WHO) + s[a:]
-if "--bounds2" in opts:
-    s = replace_once(s, INNER, INNER.replace("(kBlockX * kBlockY)", "(kBlockX * kBlockY, 2)"), WHO)
 
 # 3. in the inner kernel: the shell columns of the edge tiles
 a, b = inner_kernel(s)
@@ -109,5 +107,7 @@ shell += ["        }"]
 k = replace_store(k, shell)
 k = "\n".join(("  " + l) if l else l for l in k.split("\n"))
 s = s[:a] + k + s[b:]
+if "--bounds2" in opts:  # after the kernel's text is found by its unchanged declaration
+    s = replace_once(s, INNER, INNER.replace("(kBlockX * kBlockY)", "(kBlockX * kBlockY, 2)"), WHO)
 open(path, "w").write(head + s)
 print("%s: k-faces in acoustic_sep's inner kernel edge tiles (%s): %s" % (WHO, " ".join(opts) or "defaults", path))
