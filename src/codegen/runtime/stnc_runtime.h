@@ -83,7 +83,10 @@ STNC_HD inline long at(const Layout& L, long x, long y, long z) {
 // allocate; lowerAt: the element of interior point (x, y, z) (halo points: coordinates in [-halo, 0) and
 // [n, n + halo)). Clamp (the CUDA stream kernels): a coordinate outside the allocated range is clamped into it, so the
 // lanes of a tile past a box's edge, whose values are never stored, still read inside the array; the CPU loops
-// visit only points of the box (no clamp: the contiguous index stays linear and vectorizes).
+// visit only points of the box (no clamp: the contiguous index stays linear and vectorizes). InRange: dimensions
+// whose coordinate the caller knows to lie in the array, never clamped even with Clamp (the stream kernels' dim 0:
+// the plane loop stays inside the box, and the array holds the halo; the shell of the acoustic sample reads
+// etax(i-1..i+1) every plane, three clamps of 64-bit coordinates saved per plane and thread).
 inline size_t lowerCount(const Layout& L, unsigned dims) {
   size_t c = 1;
   for (int d = 0; d < 3; ++d)
@@ -92,7 +95,7 @@ inline size_t lowerCount(const Layout& L, unsigned dims) {
 }
 // Elements of a field's array: dims 0 = the layout's L.count, else a lower-rank field's lowerCount.
 inline size_t fieldCount(const Layout& L, unsigned dims) { return dims ? lowerCount(L, dims) : L.count; }
-template <unsigned Dims, bool Clamp>
+template <unsigned Dims, bool Clamp, unsigned InRange = 0u>
 STNC_HD inline long lowerAt(const Layout& L, long x, long y, long z) {
   const long c[3] = {x, y, z};
   long i = 0;
@@ -100,7 +103,7 @@ STNC_HD inline long lowerAt(const Layout& L, long x, long y, long z) {
     if (Dims & (1u << d)) {
       const long e = L.n[d] + 2 * L.halo[d];
       const long v = c[d] + L.halo[d];
-      i = i * e + (!Clamp ? v : v < 0 ? 0 : v >= e ? e - 1 : v);
+      i = i * e + (!Clamp || (InRange & (1u << d)) ? v : v < 0 ? 0 : v >= e ? e - 1 : v);
     }
   return i;
 }

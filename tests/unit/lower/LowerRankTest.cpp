@@ -84,8 +84,10 @@ TEST_CASE("printers show a lower-rank field's axes, and the backends read it at 
   REQUIRE(hoisted != std::string::npos);
   REQUIRE(loop != std::string::npos);
   CHECK(hoisted < loop);  // read once per thread, before the first plane loop
-  const size_t perPlane = cu.find("cx[stnc_rt::lowerAt<1u, true>(L_, x_ + 1, 0, 0)]");
+  // varies along i: read in the loop, i not clamped (the plane loop stays inside the box), the other dims would be
+  const size_t perPlane = cu.find("cx[stnc_rt::lowerAt<1u, true, 1u>(L_, x_ + 1, 0, 0)]");
   REQUIRE(perPlane != std::string::npos);
-  CHECK(perPlane > loop);  // varies along i: read in the loop
+  CHECK(perPlane > loop);
+  CHECK(cu.find("lowerAt<1u, true>") == std::string::npos);
   CHECK(h.find("kFieldDims[kFieldCount] = {0u, 1u, 4u, 0u}") != std::string::npos);
 }
