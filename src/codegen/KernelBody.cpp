@@ -132,7 +132,7 @@ std::string accessLoad(const dag::Context& ctx, const dag::Kernel& k, const dag:
   return cIdent(ctx.name(n.sym)) + "[" + offsetIndex(k, n.offset) + "]";
 }
 
-std::string broadcastLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, bool clamp, bool dim0InRange) {
+std::string broadcastLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, bool clamp, unsigned inRangeDims) {
   static const char* const kCoord[3] = {"x_", "y_", "z_"};
   unsigned dims = 0;
   std::string c[3] = {"0", "0", "0"};
@@ -142,8 +142,9 @@ std::string broadcastLoad(const dag::Context& ctx, const dag::Kernel& k, const d
     dims |= 1u << dim;
     c[dim] = std::string(kCoord[dim]) + (d == 0 ? "" : (d < 0 ? " - " : " + ") + std::to_string(d < 0 ? -d : d));
   }
-  const std::string inRange = clamp && dim0InRange && (dims & 1u) ? ", 1u" : "";
-  return cIdent(ctx.name(n.sym)) + "[stnc_rt::lowerAt<" + std::to_string(dims) + "u, " + (clamp ? "true" : "false") + inRange + ">(L_, " +
+  const unsigned inRange = clamp ? dims & inRangeDims : 0u;  // stnc_rt::lowerAt's InRange: what need not be clamped
+  return cIdent(ctx.name(n.sym)) + "[stnc_rt::lowerAt<" + std::to_string(dims) + "u, " + (clamp ? "true" : "false") +
+         (inRange ? ", " + std::to_string(inRange) + "u" : std::string()) + ">(L_, " +
          c[0] + ", " + c[1] + ", " + c[2] + ")]";
 }
 

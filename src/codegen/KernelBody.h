@@ -46,9 +46,10 @@ void emitPartDispatch(CPrinter& p, const dag::Kernel& k, const std::function<std
 std::string accessLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n);
 // The read of a lower-rank field (a Broadcast node) at the point (x_, y_, z_) plus its offset:
 // "c[stnc_rt::lowerAt<4u, true>(L_, 0, 0, z_ - 1)]". clamp: coordinates clamped into the array (the CUDA stream
-// kernels, whose lanes past a box's edge compute values they do not store). dim0InRange (with clamp): internal
-// dim 0's coordinate is not clamped ("lowerAt<1u, true, 1u>": a stream kernel's plane loop stays inside the box).
-std::string broadcastLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, bool clamp, bool dim0InRange = false);
+// kernels, whose lanes past a box's edge compute values they do not store). inRangeDims (with clamp): internal
+// dimensions (bit d) whose coordinate the caller knows to be inside the array, left unclamped (stnc_rt::lowerAt's
+// InRange; the stream kernels pass 1u, dim 0: their plane loop stays inside the box: "lowerAt<1u, true, 1u>").
+std::string broadcastLoad(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, bool clamp, unsigned inRangeDims = 0u);
 // The index expression of an access at offset o from p_ ("p_ - s0_ + 2").
 std::string offsetIndex(const dag::Kernel& k, const dag::Offset& o);
 // min/max as the select every backend prints (see KernelBody.cpp); a and b appear twice.

@@ -529,7 +529,7 @@ class StreamEmitter {
   std::string access(const dag::Node& n) const {
     // A lower-rank field: clamped, since a tile's lanes past the box's edge compute (and do not store) points
     // whose coordinates may lie outside its array; along dim 0 not (the plane loop stays inside the box).
-    if (n.kind == dag::NodeKind::Broadcast) return broadcastLoad(tk_.ctx, tk_.k, n, true, true);
+    if (n.kind == dag::NodeKind::Broadcast) return broadcastLoad(tk_.ctx, tk_.k, n, true, 1u);
     if (const Queue* q = queued(n)) return slotName(q->field, q->row, q->col, n.offset.d[0]);
     if (vec_ == 1 && !sp_) return accessLoad(tk_.ctx, tk_.k, n);
     const int g = floorDiv(n.offset.d[2], vec_);

@@ -84,7 +84,7 @@ TEST_CASE("printers show a lower-rank field's axes, and the backends read it at 
   REQUIRE(hoisted != std::string::npos);
   REQUIRE(loop != std::string::npos);
   CHECK(hoisted < loop);  // read once per thread, before the first plane loop
-  // varies along i: read in the loop, i not clamped (the plane loop stays inside the box), the other dims would be
+  // varies along i: read in the loop, i left unclamped (the plane loop stays inside the box; j and k are clamped)
   const size_t perPlane = cu.find("cx[stnc_rt::lowerAt<1u, true, 1u>(L_, x_ + 1, 0, 0)]");
   REQUIRE(perPlane != std::string::npos);
   CHECK(perPlane > loop);
