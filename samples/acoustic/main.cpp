@@ -133,14 +133,14 @@ struct Setup {
     return 0.0;
   }
   // One axis's damping profile eta_d(x) = eta_max (depth / width)^2, rounded once to f32; eta is the f32 sum
-  // (eta_i + eta_j) + eta_k, as acoustic_sep's `let eta = etax + etay + etaz` adds it, so the 3-D array and
+  // eta_i + (eta_j + eta_k), as acoustic_sep's `let eta = etax + (etay + etaz)` adds it, so the 3-D array and
   // the three profiles (--eta profiles) give the same bits.
   real etaAxis(int d, long x) const {
     if (!c.pml) return 0.0f;
     const double q = depth(x, c.n[d]) / kPml;
     return static_cast<real>(etaMax * q * q);
   }
-  real eta(long i, long j, long k) const { return (etaAxis(0, i) + etaAxis(1, j)) + etaAxis(2, k); }
+  real eta(long i, long j, long k) const { return etaAxis(0, i) + (etaAxis(1, j) + etaAxis(2, k)); }
   bool profiles() const { return c.eta == "profiles"; }
   bool interior(long i, long j, long k) const {
     return i >= 0 && i < c.n[0] && j >= 0 && j < c.n[1] && k >= 0 && k < c.n[2];

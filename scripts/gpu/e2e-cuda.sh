@@ -16,7 +16,7 @@ e2e=${E2E:-$root/build-static/tests/e2e/stnc_e2e_run}
 for f in "$stnc" "$e2e"; do [[ -f $f ]] || { echo "e2e-cuda.sh: error: no $f" >&2; exit 2; }; chmod +x "$f" 2>/dev/null; done
 if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then export PATH=/usr/local/cuda/bin:$PATH; fi
 cases=("$@")
-((${#cases[@]})) || cases=(coef3d_37x19x23 coef3d_8x3x64 damp2d_steps5_33x41 damp2d_sweep_7x128)
+((${#cases[@]})) || cases=(coef3d_37x19x23 coef3d_8x3x64 damp2d_steps5_33x41 damp2d_sweep_7x128 pml3d_37x19x23 pml3d_64x40x70)
 work=$(mktemp -d "${TMPDIR:-/tmp}/stnc-e2e-cuda.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
 export STNC_CACHE_DIR=$work/cache

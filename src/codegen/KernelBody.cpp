@@ -199,13 +199,19 @@ std::string broadcastDecl(const dag::Context& ctx, const dag::Kernel& k, const d
   return "const " + std::string(dag::elemCType(k.type)) + " " + accessName(ctx, k, n) + " = " + broadcastLoad(ctx, k, n, clamp) + ";";
 }
 
+std::string applyDecl(const dag::Context& ctx, const dag::Kernel& k, dag::NodeId id, const char* divide, const LiteralFn& literalOf) {
+  const dag::Node& n = ctx.node(id);
+  return "const " + std::string(n.type == dag::Type::Bool ? "bool" : dag::elemCType(k.type)) + " " + ref(ctx, k, id) + " = " +
+         applyText(ctx, k, n, divide, literalOf) + ";";
+}
+
 void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, int part, const AccessFn& access,
                    const StoreFn& store, const char* divide, const LiteralFn& literalOf,
-                   const std::function<bool(const dag::Node&)>& declared) {
+                   const std::function<bool(dag::NodeId)>& declared) {
   const std::string real = dag::elemCType(k.type);
   for (dag::NodeId id : dag::liveNodes(ctx, k, part)) {
     const dag::Node& n = ctx.node(id);
-    if (declared && declared(n)) continue;
+    if (declared && declared(id)) continue;
     switch (n.kind) {
       case dag::NodeKind::Const:
       case dag::NodeKind::Param: break;
@@ -216,10 +222,7 @@ void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, i
         p.line(access ? "const " + real + " " + accessName(ctx, k, n) + " = " + access(n) + ";" : broadcastDecl(ctx, k, n, false));
         break;
       case dag::NodeKind::Apply:
-      case dag::NodeKind::Select:
-        p.line("const " + (n.type == dag::Type::Bool ? std::string("bool") : real) + " " + ref(ctx, k, id) + " = " +
-               applyText(ctx, k, n, divide, literalOf) + ";");
-        break;
+      case dag::NodeKind::Select: p.line(applyDecl(ctx, k, id, divide, literalOf)); break;
     }
   }
   for (size_t i = 0; i < k.outputs.size(); ++i) {

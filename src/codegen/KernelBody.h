@@ -25,10 +25,14 @@ using StoreFn = std::function<std::string(size_t, const dag::Output&)>;
 using LiteralFn = std::function<std::string(double)>;
 // part: the region whose equations to emit (-1 = default ones; -2 = every output). divide: the function
 // a division is printed as (CUDA: "stnc_rt::divide", see stnc_runtime.h), else the operator `/`.
-// declared: nodes the caller has already declared under their names (e.g. loads hoisted out of a loop); skipped.
+// declared: nodes the caller has already declared under their names (e.g. values hoisted out of a loop); skipped.
 void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, int part, const AccessFn& access = nullptr,
                    const StoreFn& store = nullptr, const char* divide = nullptr, const LiteralFn& literalOf = nullptr,
-                   const std::function<bool(const dag::Node&)>& declared = nullptr);
+                   const std::function<bool(dag::NodeId)>& declared = nullptr);
+// The declaration of an Apply or Select node's value, "const float t12_ = t10_ + etaz_0_0_1_;" (emitPointBody's
+// line; divide and literalOf as there).
+std::string applyDecl(const dag::Context& ctx, const dag::Kernel& k, dag::NodeId id, const char* divide = nullptr,
+                      const LiteralFn& literalOf = nullptr);
 // The declaration of a Broadcast node's value, "const float c_0_0_1_ = c[...];" (emitPointBody's line).
 std::string broadcastDecl(const dag::Context& ctx, const dag::Kernel& k, const dag::Node& n, bool clamp);
 // What the CUDA backend prints a division as.

@@ -827,6 +827,33 @@ Case<float> damp2d(Shape n, long steps) {
   return c;
 }
 
+// lowerrank.stn pml3d: f32, eta = ex(i) + (ey(j) + ez(k)) at seven points, an in-place p divided per point.
+Case<float> pml3d(Shape n) {
+  Case<float> c;
+  c.file = "lowerrank.stn";
+  c.stencil = "pml3d";
+  c.size = n;
+  c.halo = {1, 1, 1};
+  c.fields = {{"u", In},
+              {"ex", In, false, 0.0, 0.5, {0}},
+              {"ey", In, false, 0.0, 0.5, {1}},
+              {"ez", In, false, 0.0, 0.5, {2}},
+              {"p", InOut}};
+  c.check = {"p"};
+  c.sweep = [](Env<float>& e) {
+    const auto &u = e.in("u"), &ex = e.in("ex"), &ey = e.in("ey"), &ez = e.in("ez"), &p = e.in("p");
+    auto& pn = e.out("p");
+    e.each([&](long i, long j, long k) {
+      auto eta = [&](long a, long b, long c) { return ex(a, 0, 0) + (ey(0, b, 0) + ez(0, 0, c)); };
+      const float s = (eta(i + 1, j, k) - eta(i - 1, j, k)) * (u(i + 1, j, k) - u(i - 1, j, k)) +
+                      (eta(i, j + 1, k) - eta(i, j - 1, k)) * (u(i, j + 1, k) - u(i, j - 1, k)) +
+                      (eta(i, j, k + 1) - eta(i, j, k - 1)) * (u(i, j, k + 1) - u(i, j, k - 1));
+      pn(i, j, k) = (p(i, j, k) - s) / (1.0f + 2.0f * eta(i, j, k));
+    });
+  };
+  return c;
+}
+
 // stdlib fd.stn coefficient tables, rounded once to the stencil type.
 template <class T>
 struct Fd {
@@ -1758,6 +1785,8 @@ void registerCases() {
   add<D>("coef3d_8x3x64", [] { return coef3d({8, 3, 64}); });
   add<F>("damp2d_steps5_33x41", [] { return damp2d({33, 41}, 5); });
   add<F>("damp2d_sweep_7x128", [] { return damp2d({7, 128}, 0); });
+  add<F>("pml3d_37x19x23", [] { return pml3d({37, 19, 23}); });
+  add<F>("pml3d_64x40x70", [] { return pml3d({64, 40, 70}); });
   add<D>("exprs3d_37x19x23", [] { return exprs3d({37, 19, 23}); });
   add<D>("exprs3d_8x8x8", [] { return exprs3d({8, 8, 8}); });
   add<F>("exprs1f_101", [] { return exprs1f({101}); });

@@ -301,15 +301,18 @@ class StreamEmitter {
     const std::string bounds = fused_ && sp_ ? "kBlockX * kBlockY, " + std::to_string(sp_->blocksPerSm) : "kBlockX * kBlockY";
     p_.openScope("__global__ void __launch_bounds__(" + bounds + ") " + kname + "(const stnc_rt::Layout L_, const stnc_rt::Box B_, " +
                  (fused_ ? "const stnc_rt::Box R_, " : "") + "const long chunk_, " + params + (tma_ ? tmaParams(*sp_) : "") + ")");
+    buildBroadcastQueues();
     std::string unused = usedNamesVoidCast(m_.ctx, k_, false, fused_ ? -2 : part_);
     if (!unused.empty()) p_.line(unused);
     emitIndices();
     emitQueuePrologue();
     if (sp_) emitRingPrologue(p_, k_, *sp_, rows_, tma_);
-    emitHoistedBroadcasts();
+    emitHoisted();
+    emitBroadcastQueuePrologue();
     if (k_.schedule.unroll > 1) p_.line("#pragma unroll " + std::to_string(k_.schedule.unroll));
     p_.openScope("for (long x_ = x0_; x_ < x1_; ++x_, p_ += s0_)");
     emitPlaneLoads();
+    emitBroadcastQueueHeads();
     if (!fused_) emitBodyAndStores(part_);
     else emitFusedBodies();
     for (const Queue& q : qs_) {
@@ -318,6 +321,7 @@ class StreamEmitter {
       rot.pop_back();
       p_.line(rot);
     }
+    emitBroadcastQueueShifts();
     p_.closeScope("for x_");
     if (sp_ && !tma_) p_.line("stnc_rt::cpAsyncWait<0>();  // nothing in flight when the block exits");
     if (tma_) p_.line("// nothing in flight: every group issued was waited on (a group is issued only for an iteration that runs)");
@@ -529,7 +533,10 @@ class StreamEmitter {
   std::string access(const dag::Node& n) const {
     // A lower-rank field: clamped, since a tile's lanes past the box's edge compute (and do not store) points
     // whose coordinates may lie outside its array; along dim 0 not (the plane loop stays inside the box).
-    if (n.kind == dag::NodeKind::Broadcast) return broadcastLoad(tk_.ctx, tk_.k, n, true, 1u);
+    if (n.kind == dag::NodeKind::Broadcast) {
+      if (const BroadcastQueue* q = broadcastQueue(n)) return q->slot(n.offset.d[axis0()]);
+      return broadcastLoad(tk_.ctx, tk_.k, n, true, 1u);
+    }
     if (const Queue* q = queued(n)) return slotName(q->field, q->row, q->col, n.offset.d[0]);
     if (vec_ == 1 && !sp_) return accessLoad(tk_.ctx, tk_.k, n);
     const int g = floorDiv(n.offset.d[2], vec_);
@@ -548,27 +555,148 @@ class StreamEmitter {
     return cIdent(tk_.k.outputs[i].field) + "_r" + std::to_string(tk_.rowOf[i]) + "_c" + std::to_string(tk_.colOf[i]) + "_";
   }
 
-  // A lower-rank field that does not vary along dim 0 (a profile along j or k): the same value in every
-  // plane of the thread's chunk.
-  bool loopInvariant(const dag::Node& n) const {
-    if (n.kind != dag::NodeKind::Broadcast) return false;
+  // Register queues for lower-rank fields that vary along dim 0 (a profile along i, read at i-1, i, i+1 by the
+  // acoustic PML's dx2(eta)): like the full fields' queues, the planes a thread reads stay in registers and each
+  // iteration loads only the newest (one load per plane instead of one per offset). A field read at one dim-0
+  // offset keeps its plain load. Keyed by (field, offsets along the other axes); slots lo .. hi.
+  struct BroadcastQueue {
+    int index = 0, lo = 0, hi = 0;
+    dag::NodeId node = dag::kNoNode;  // one of its nodes (the loads are printed from it)
+    std::string slot(int d) const { return "bq" + std::to_string(index) + "_" + (d < 0 ? "m" + std::to_string(-d) : std::to_string(d)) + "_"; }
+  };
+  // The kernel axis stored along internal dimension 0 (-1: none, a rank < 3 kernel streams along no axis of its own).
+  int axis0() const {
     for (int a = 0; a < tk_.k.rank(); ++a)
-      if ((n.axes & (1u << a)) && internalDim(tk_.k, a) == 0) return false;
-    return true;
+      if (internalDim(tk_.k, a) == 0) return a;
+    return -1;
   }
-  std::function<bool(const dag::Node&)> hoisted() const {
-    return [this](const dag::Node& n) { return loopInvariant(n); };
+  static std::vector<int> otherOffsets(const dag::Node& n, int a0) {
+    std::vector<int> o{static_cast<int>(n.sym)};
+    for (int a = 0; a < 3; ++a)
+      if (a != a0) o.push_back(n.offset.d[a]);
+    return o;
   }
-  // Reads those once per thread, before the plane loop (the body then uses them by name).
-  void emitHoistedBroadcasts() {
-    bool first = true;
+  // Collects the queues (emit() calls it first: access() looks them up).
+  void buildBroadcastQueues() {
+    const int a0 = axis0();
+    if (a0 < 0) return;
+    std::map<std::vector<int>, BroadcastQueue> groups;
+    std::vector<std::vector<int>> order;
     for (dag::NodeId id : dag::liveNodes(tk_.ctx, tk_.k, fused_ ? -2 : part_)) {
-      const dag::Node& n = tk_.ctx.node(id);
-      if (!loopInvariant(n)) continue;
-      if (first) p_.line("// lower-rank fields constant along " + k_.axes[0] + ": read once per thread, before the plane loop");
-      first = false;
-      p_.line(broadcastDecl(tk_.ctx, tk_.k, n, true));
+      const dag::Node& b = tk_.ctx.node(id);
+      if (b.kind != dag::NodeKind::Broadcast || !(b.axes & (1u << a0))) continue;
+      const std::vector<int> key = otherOffsets(b, a0);
+      const int d = b.offset.d[a0];
+      auto [it, fresh] = groups.try_emplace(key);
+      if (fresh) {
+        it->second.lo = it->second.hi = d, it->second.node = id;
+        order.push_back(key);
+      }
+      it->second.lo = std::min(it->second.lo, d), it->second.hi = std::max(it->second.hi, d);
     }
+    for (const std::vector<int>& key : order) {
+      BroadcastQueue q = groups[key];
+      if (q.lo == q.hi) continue;  // one offset: a plain load per plane costs the same
+      q.index = static_cast<int>(bqs_.size());
+      bqs_.push_back(q);
+      bqKeys_.push_back(key);
+    }
+  }
+  const BroadcastQueue* broadcastQueue(const dag::Node& n) const {
+    const int a0 = axis0();
+    if (a0 < 0 || n.kind != dag::NodeKind::Broadcast || !(n.axes & (1u << a0))) return nullptr;
+    const std::vector<int> key = otherOffsets(n, a0);
+    for (size_t i = 0; i < bqs_.size(); ++i)
+      if (bqKeys_[i] == key) return &bqs_[i];
+    return nullptr;
+  }
+  // The load of queue q's value at dim-0 offset d from the plane x_ (dim 0 unclamped: the plane loop and its
+  // reach stay inside the array, which holds the halo).
+  std::string broadcastQueueLoad(const BroadcastQueue& q, int d) const {
+    dag::Node n = tk_.ctx.node(q.node);
+    n.offset.d[axis0()] = d;
+    return broadcastLoad(tk_.ctx, tk_.k, n, true, 1u);
+  }
+  // Before the loop: slots lo .. hi-1 from the chunk's first plane.
+  void emitBroadcastQueuePrologue() {
+    if (bqs_.empty()) return;
+    p_.line("// register queues of lower-rank fields along " + k_.axes[0] + ": one load per plane (the newest), the others shifted");
+    for (const BroadcastQueue& q : bqs_) {
+      std::string decl = real_ + " ";
+      for (int d = q.lo; d < q.hi; ++d) decl += (d > q.lo ? ", " : "") + q.slot(d);
+      p_.line(decl + ";");
+      p_.openScope("");
+      p_.line("const long x_ = x0_;  // the slots' loads as the first iteration would name them");
+      for (int d = q.lo; d < q.hi; ++d) p_.line(q.slot(d) + " = " + broadcastQueueLoad(q, d) + ";");
+      p_.closeScope("");
+    }
+  }
+  // In the loop, before the body: the newest slot.
+  void emitBroadcastQueueHeads() {
+    for (const BroadcastQueue& q : bqs_) p_.line("const " + real_ + " " + q.slot(q.hi) + " = " + broadcastQueueLoad(q, q.hi) + ";");
+  }
+  // At the loop's end: the shift.
+  void emitBroadcastQueueShifts() {
+    for (const BroadcastQueue& q : bqs_) {
+      std::string rot;
+      for (int d = q.lo; d < q.hi; ++d) rot += q.slot(d) + " = " + q.slot(d + 1) + "; ";
+      rot.pop_back();
+      p_.line(rot);
+    }
+  }
+
+  // Loop-invariant code motion out of the plane loop. A lower-rank field that does not vary along dim 0 (a
+  // profile along j or k) has the same value in every plane of the thread's chunk, and so has any arithmetic on
+  // such values, constants and params alone (the acoustic PML's `etax + (etay + etaz)`: the inner sum). Both are
+  // computed once per thread, before the loop, under the names the body uses. Arithmetic on constants and
+  // params alone stays in the body (nvcc hoists that itself). Exact: the same operations on the same values.
+  // hoistable(): 0 varies along dim 0, 1 constants and params only, 2 hoisted (depends on a hoisted load).
+  int hoistable(dag::NodeId id) const {
+    auto it = hoist_.find(id);
+    if (it != hoist_.end()) return it->second;
+    const dag::Node& n = tk_.ctx.node(id);
+    int h = 0;
+    switch (n.kind) {
+      case dag::NodeKind::Const:
+      case dag::NodeKind::Param: h = 1; break;
+      case dag::NodeKind::Access: h = 0; break;
+      case dag::NodeKind::Broadcast: {
+        h = 2;
+        for (int a = 0; a < tk_.k.rank(); ++a)
+          if ((n.axes & (1u << a)) && internalDim(tk_.k, a) == 0) h = 0;
+        break;
+      }
+      case dag::NodeKind::Apply:
+      case dag::NodeKind::Select: {
+        h = 1;
+        for (int i = 0; i < n.operandCount() && h > 0; ++i) {
+          const int o = hoistable(n.operands[i]);
+          h = o == 0 ? 0 : std::max(h, o);
+        }
+        break;
+      }
+    }
+    hoist_.emplace(id, h);
+    return h;
+  }
+  std::function<bool(dag::NodeId)> hoisted() const {
+    return [this](dag::NodeId id) { return hoistable(id) == 2; };
+  }
+  // Declares those before the plane loop (loads first, then the arithmetic on them, in topological order).
+  void emitHoisted() {
+    int loads = 0, ops = 0;
+    std::vector<std::string> lines;
+    for (dag::NodeId id : dag::liveNodes(tk_.ctx, tk_.k, fused_ ? -2 : part_)) {
+      if (hoistable(id) != 2) continue;
+      const dag::Node& n = tk_.ctx.node(id);
+      const bool load = n.kind == dag::NodeKind::Broadcast;
+      (load ? loads : ops) += 1;
+      lines.push_back(load ? broadcastDecl(tk_.ctx, tk_.k, n, true) : applyDecl(tk_.ctx, tk_.k, id, kCudaDivide, literalOf_));
+    }
+    if (lines.empty()) return;
+    p_.line("// constant along " + k_.axes[0] + ", computed once per thread before the plane loop: " + std::to_string(loads) +
+            " lower-rank load(s)" + (ops ? " and " + std::to_string(ops) + " operation(s) on them" : std::string()));
+    for (const std::string& l : lines) p_.line(l);
   }
 
   // The body of part `which` (fused: the region or the default part; otherwise the kernel's part) and
@@ -674,6 +802,9 @@ class StreamEmitter {
   const bool banded_;  // the launch orders the chunks in bands of tile columns (rings; not the fused kernel)
   const int D_;
   const LiteralFn literalOf_;  // the stencil's f64 constants from its constant table (codegen/cuda/ConstantTable)
+  mutable std::map<dag::NodeId, int> hoist_;  // hoistable()'s answers
+  std::vector<BroadcastQueue> bqs_;           // register queues of lower-rank fields along dim 0
+  std::vector<std::vector<int>> bqKeys_;      // (field, offsets off dim 0) of each
   std::map<std::tuple<std::string, int, int, int>, std::string> vecLoads_;
   std::vector<std::pair<std::tuple<std::string, int, int, int>, std::string>> vecOrder_;
 };
