@@ -302,6 +302,7 @@ class StreamEmitter {
     p_.openScope("__global__ void __launch_bounds__(" + bounds + ") " + kname + "(const stnc_rt::Layout L_, const stnc_rt::Box B_, " +
                  (fused_ ? "const stnc_rt::Box R_, " : "") + "const long chunk_, " + params + (tma_ ? tmaParams(*sp_) : "") + ")");
     buildBroadcastQueues();
+    buildHoistable();
     std::string unused = usedNamesVoidCast(m_.ctx, k_, false, fused_ ? -2 : part_);
     if (!unused.empty()) p_.line(unused);
     emitIndices();
@@ -570,13 +571,18 @@ class StreamEmitter {
       if (internalDim(tk_.k, a) == 0) return a;
     return -1;
   }
+  // A lower-rank field's node that varies along dim 0 (the plane loop's dimension).
+  bool variesAlongDim0(const dag::Node& n) const {
+    const int a0 = axis0();
+    return n.kind == dag::NodeKind::Broadcast && a0 >= 0 && (n.axes & (1u << a0));
+  }
   static std::vector<int> otherOffsets(const dag::Node& n, int a0) {
     std::vector<int> o{static_cast<int>(n.sym)};
     for (int a = 0; a < 3; ++a)
       if (a != a0) o.push_back(n.offset.d[a]);
     return o;
   }
-  // Collects the queues (emit() calls it first: access() looks them up).
+  // Collects the queues (emit() calls it first, with buildHoistable(): access() and the bodies look them up).
   void buildBroadcastQueues() {
     const int a0 = axis0();
     if (a0 < 0) return;
@@ -584,7 +590,7 @@ class StreamEmitter {
     std::vector<std::vector<int>> order;
     for (dag::NodeId id : dag::liveNodes(tk_.ctx, tk_.k, fused_ ? -2 : part_)) {
       const dag::Node& b = tk_.ctx.node(id);
-      if (b.kind != dag::NodeKind::Broadcast || !(b.axes & (1u << a0))) continue;
+      if (!variesAlongDim0(b)) continue;
       const std::vector<int> key = otherOffsets(b, a0);
       const int d = b.offset.d[a0];
       auto [it, fresh] = groups.try_emplace(key);
@@ -603,9 +609,8 @@ class StreamEmitter {
     }
   }
   const BroadcastQueue* broadcastQueue(const dag::Node& n) const {
-    const int a0 = axis0();
-    if (a0 < 0 || n.kind != dag::NodeKind::Broadcast || !(n.axes & (1u << a0))) return nullptr;
-    const std::vector<int> key = otherOffsets(n, a0);
+    if (!variesAlongDim0(n)) return nullptr;
+    const std::vector<int> key = otherOffsets(n, axis0());
     for (size_t i = 0; i < bqs_.size(); ++i)
       if (bqKeys_[i] == key) return &bqs_[i];
     return nullptr;
@@ -651,33 +656,31 @@ class StreamEmitter {
   // computed once per thread, before the loop, under the names the body uses. Arithmetic on constants and
   // params alone stays in the body (nvcc hoists that itself). Exact: the same operations on the same values.
   // hoistable(): 0 varies along dim 0, 1 constants and params only, 2 hoisted (depends on a hoisted load).
+  // buildHoistable() fills it in one pass over the live nodes in topological order (operands first).
+  void buildHoistable() {
+    for (dag::NodeId id : dag::liveNodes(tk_.ctx, tk_.k, fused_ ? -2 : part_)) {
+      const dag::Node& n = tk_.ctx.node(id);
+      int h = 0;
+      switch (n.kind) {
+        case dag::NodeKind::Const:
+        case dag::NodeKind::Param: h = 1; break;
+        case dag::NodeKind::Access: h = 0; break;
+        case dag::NodeKind::Broadcast: h = variesAlongDim0(n) ? 0 : 2; break;
+        case dag::NodeKind::Apply:
+        case dag::NodeKind::Select:
+          h = 1;
+          for (int i = 0; i < n.operandCount() && h > 0; ++i) {
+            const int o = hoistable(n.operands[i]);
+            h = o == 0 ? 0 : std::max(h, o);
+          }
+          break;
+      }
+      hoist_[id] = h;
+    }
+  }
   int hoistable(dag::NodeId id) const {
     auto it = hoist_.find(id);
-    if (it != hoist_.end()) return it->second;
-    const dag::Node& n = tk_.ctx.node(id);
-    int h = 0;
-    switch (n.kind) {
-      case dag::NodeKind::Const:
-      case dag::NodeKind::Param: h = 1; break;
-      case dag::NodeKind::Access: h = 0; break;
-      case dag::NodeKind::Broadcast: {
-        h = 2;
-        for (int a = 0; a < tk_.k.rank(); ++a)
-          if ((n.axes & (1u << a)) && internalDim(tk_.k, a) == 0) h = 0;
-        break;
-      }
-      case dag::NodeKind::Apply:
-      case dag::NodeKind::Select: {
-        h = 1;
-        for (int i = 0; i < n.operandCount() && h > 0; ++i) {
-          const int o = hoistable(n.operands[i]);
-          h = o == 0 ? 0 : std::max(h, o);
-        }
-        break;
-      }
-    }
-    hoist_.emplace(id, h);
-    return h;
+    return it != hoist_.end() ? it->second : 0;
   }
   std::function<bool(dag::NodeId)> hoisted() const {
     return [this](dag::NodeId id) { return hoistable(id) == 2; };
@@ -802,7 +805,7 @@ class StreamEmitter {
   const bool banded_;  // the launch orders the chunks in bands of tile columns (rings; not the fused kernel)
   const int D_;
   const LiteralFn literalOf_;  // the stencil's f64 constants from its constant table (codegen/cuda/ConstantTable)
-  mutable std::map<dag::NodeId, int> hoist_;  // hoistable()'s answers
+  std::map<dag::NodeId, int> hoist_;          // hoistable()'s answers
   std::vector<BroadcastQueue> bqs_;           // register queues of lower-rank fields along dim 0
   std::vector<std::vector<int>> bqKeys_;      // (field, offsets off dim 0) of each
   std::map<std::tuple<std::string, int, int, int>, std::string> vecLoads_;
