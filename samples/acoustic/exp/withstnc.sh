@@ -7,8 +7,8 @@
 # ab.sh's SED slot ('!bash samples/acoustic/exp/withstnc.sh build-old/stnc ...') runs this with the generated
 # acoustic.cu appended: it regenerates acoustic.cu, .h, .cpp and .json into the same folder from
 # samples/acoustic/acoustic.stn with OTHER_STNC and the given flags (repeat the variant's FLAGS), so the CUDA
-# and CPU kernels of the variant both come from that compiler. Fails when the output is byte-identical to what
-# the current stnc generated (nothing to compare).
+# and CPU kernels of the variant both come from that compiler. (variants.sh fails the variant when the output is
+# byte-identical to what the current stnc generated: nothing to compare.)
 set -euo pipefail
 (($# >= 2)) || { echo "withstnc.sh: usage: withstnc.sh OTHER_STNC [FLAGS...] GEN/acoustic.cu" >&2; exit 2; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

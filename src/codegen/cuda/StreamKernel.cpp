@@ -563,6 +563,7 @@ class StreamEmitter {
   struct BroadcastQueue {
     int index = 0, lo = 0, hi = 0;
     dag::NodeId node = dag::kNoNode;  // one of its nodes (the loads are printed from it)
+    std::vector<int> key;             // (field, offsets along the other axes)
     std::string slot(int d) const { return "bq" + std::to_string(index) + "_" + (d < 0 ? "m" + std::to_string(-d) : std::to_string(d)) + "_"; }
   };
   // The kernel axis stored along internal dimension 0 (-1: none, a rank < 3 kernel streams along no axis of its own).
@@ -604,15 +605,15 @@ class StreamEmitter {
       BroadcastQueue q = groups[key];
       if (q.lo == q.hi) continue;  // one offset: a plain load per plane costs the same
       q.index = static_cast<int>(bqs_.size());
+      q.key = key;
       bqs_.push_back(q);
-      bqKeys_.push_back(key);
     }
   }
   const BroadcastQueue* broadcastQueue(const dag::Node& n) const {
     if (!variesAlongDim0(n)) return nullptr;
     const std::vector<int> key = otherOffsets(n, axis0());
-    for (size_t i = 0; i < bqs_.size(); ++i)
-      if (bqKeys_[i] == key) return &bqs_[i];
+    for (const BroadcastQueue& q : bqs_)
+      if (q.key == key) return &q;
     return nullptr;
   }
   // The load of queue q's value at dim-0 offset d from the plane x_ (dim 0 unclamped: the plane loop and its
@@ -685,7 +686,7 @@ class StreamEmitter {
   std::function<bool(dag::NodeId)> hoisted() const {
     return [this](dag::NodeId id) { return hoistable(id) == 2; };
   }
-  // Declares those before the plane loop (loads first, then the arithmetic on them, in topological order).
+  // Declares those before the plane loop, in topological order (each load before the arithmetic that uses it).
   void emitHoisted() {
     int loads = 0, ops = 0;
     std::vector<std::string> lines;
@@ -807,7 +808,6 @@ class StreamEmitter {
   const LiteralFn literalOf_;  // the stencil's f64 constants from its constant table (codegen/cuda/ConstantTable)
   std::map<dag::NodeId, int> hoist_;          // hoistable()'s answers
   std::vector<BroadcastQueue> bqs_;           // register queues of lower-rank fields along dim 0
-  std::vector<std::vector<int>> bqKeys_;      // (field, offsets off dim 0) of each
   std::map<std::tuple<std::string, int, int, int>, std::string> vecLoads_;
   std::vector<std::pair<std::tuple<std::string, int, int, int>, std::string>> vecOrder_;
 };

@@ -318,9 +318,10 @@ void fillBoundaryDim(T* a, const Layout& L, int d, int kind, T value) {
 #define STNC_RUNTIME_DIVIDE_V1
 namespace stnc_rt {
 
-// Written so that a nonzero numerator (random fields: nearly every point) costs one comparison before the
-// division; the tests on b run only for a zero numerator (session 37: the acoustic shell's plane loop, four
-// divisions per iteration, 309 -> 301 PTX instructions against the three tests combined up front).
+// Written so that a nonzero numerator (random fields: nearly every point) costs one comparison and a branch
+// before the division; the tests on b run only for a zero numerator (session 37; before, three comparisons and
+// two predicate ands ran for every division). The static PTX count of the acoustic shell's loop is unchanged
+// (the cold path holds a second division); the saving is on the path taken.
 template <typename T>
 STNC_HD inline T divide(T a, T b) {
   if (a != T(0)) return a / b;  // also a NaN numerator
