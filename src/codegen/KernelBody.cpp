@@ -152,6 +152,8 @@ std::string partName(const dag::Kernel& k, int part) {
   return part < 0 ? "sweepPart" : "sweepPart_" + cIdent(k.regions[part].name);
 }
 
+std::string partNamespace(const dag::Kernel& k, int part) { return part < 0 ? "default_part" : "region_" + cIdent(k.regions[part].name); }
+
 std::string regionBoundsText(const dag::Kernel& k, const dag::Region& r, bool lo) {
   std::string s = "{";
   for (int d = 0; d < 3; ++d) {

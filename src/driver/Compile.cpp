@@ -299,7 +299,7 @@ int compileMain(int argc, char** argv) {
       return 1;
     }
   }
-  if (report) printReport(std::cout, *m, ptxas);
+  if (report) printReport(std::cout, *m, ptxas, passes::smVersionOf(arch));
   if (emit == "dag") dag::printText(std::cout, *m);
   if (emit == "json") dag::printJson(std::cout, *m);
   if (emit == "dot") dag::printDot(std::cout, *m);

@@ -3,11 +3,13 @@
 #include <unistd.h>
 
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "codegen/Backends.h"
 #include "driver/Driver.h"
@@ -17,6 +19,57 @@
 namespace stnc::driver {
 
 namespace fs = std::filesystem;
+
+namespace {
+// The length-prefixed names of an Itanium-mangled nested name, from `at` up to its closing 'E'.
+std::vector<std::string> nestedNames(const std::string& s, size_t at) {
+  std::vector<std::string> names;
+  while (at < s.size() && std::isdigit(static_cast<unsigned char>(s[at]))) {
+    size_t len = 0;
+    while (at < s.size() && std::isdigit(static_cast<unsigned char>(s[at]))) len = len * 10 + static_cast<size_t>(s[at++] - '0');
+    if (len == 0 || at + len > s.size()) break;
+    names.push_back(s.substr(at, len));
+    at += len;
+  }
+  return names;
+}
+}  // namespace
+
+std::map<std::string, PtxasInfo> parsePtxasLog(const std::string& log) {
+  // "Compiling entry function '_ZN3stn<kernel>[<anonymous namespace>][<part namespace>]<sweepPart...>E...'" then
+  // "N bytes stack frame, S bytes spill stores, L bytes spill loads" and "Used R registers".
+  std::map<std::string, PtxasInfo> out;
+  std::regex spill("(\\d+) bytes stack frame, (\\d+) bytes spill stores, (\\d+) bytes spill loads");
+  std::regex regs("Used (\\d+) registers");
+  std::istringstream in(log);
+  std::string line;
+  std::vector<std::string> keys;  // the entry's keys: its kernel (the last sweepPart entry of it) and kernel/part::function
+  while (std::getline(in, line)) {
+    std::smatch mm;
+    // Every entry (the runtime's own kernels too: fills, the L2 flush) starts a new one.
+    if (line.find("Compiling entry function") != std::string::npos) {
+      keys.clear();
+      const size_t at = line.find("'_ZN3stn");
+      if (at == std::string::npos) continue;
+      const std::vector<std::string> names = nestedNames(line, at + 8);
+      // A sumfactor kernel's one-point fallback (naive_fallback::sweepPart) does not speak for it.
+      if (names.size() < 2 || names.back().rfind("sweepPart", 0) != 0 || line.find("naive_fallback") != std::string::npos) continue;
+      const std::string& part = names[names.size() - 2];
+      keys.push_back(names.front());
+      keys.push_back(names.front() + "/" + (part.rfind("_GLOBAL__N", 0) == 0 || part == names.front() ? "" : part + "::") + names.back());
+      continue;
+    }
+    for (const std::string& key : keys) {
+      if (std::regex_search(line, mm, spill)) {
+        out[key].stackFrame = std::stoi(mm[1]);
+        out[key].spillStores = std::stoi(mm[2]);
+        out[key].spillLoads = std::stoi(mm[3]);
+      }
+      if (std::regex_search(line, mm, regs)) out[key].registers = std::stoi(mm[1]);
+    }
+  }
+  return out;
+}
 
 bool ptxasInfo(const dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& out, std::string& error) {
   codegen::GenOptions go = genOptions("cuda");
@@ -41,33 +94,7 @@ bool ptxasInfo(const dag::Module& m, const std::string& arch, std::map<std::stri
     error = "nvcc failed while checking schedules:\n" + log;
     return false;
   }
-  // "Compiling entry function '_ZN3stn5star7...sweepKernel...'" then "... N bytes spill stores, M bytes spill loads"
-  // and "Used R registers".
-  std::regex entry("Compiling entry function '_ZN3stn(\\d+)");
-  std::regex regs("Used (\\d+) registers");
-  std::regex spill("(\\d+) bytes stack frame, (\\d+) bytes spill stores, (\\d+) bytes spill loads");
-  std::istringstream in(log);
-  std::string line, current;
-  while (std::getline(in, line)) {
-    std::smatch mm;
-    // Every entry (the runtime's own kernels too: fills, the L2 flush) starts a new one.
-    if (line.find("Compiling entry function") != std::string::npos) current.clear();
-    if (std::regex_search(line, mm, entry)) {
-      size_t len = std::stoul(mm[1]);
-      size_t at = static_cast<size_t>(mm.position(0) + mm.length(0));
-      current = line.find("sweepPart") != std::string::npos ? line.substr(at, len) : "";
-      // A sumfactor kernel's one-point fallback (naive_fallback::sweepPart) does not speak for it.
-      if (!current.empty() && line.find("naive_fallback") != std::string::npos) current.clear();
-      continue;
-    }
-    if (current.empty()) continue;
-    if (std::regex_search(line, mm, spill)) {
-      out[current].stackFrame = std::stoi(mm[1]);
-      out[current].spillStores = std::stoi(mm[2]);
-      out[current].spillLoads = std::stoi(mm[3]);
-    }
-    if (std::regex_search(line, mm, regs)) out[current].registers = std::stoi(mm[1]);
-  }
+  out = parsePtxasLog(log);
   return true;
 }
 

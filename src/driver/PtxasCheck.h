@@ -18,7 +18,12 @@ struct PtxasInfo {
   int stackFrame = 0;
 };
 
-// Registers and spills of every kernel's sweepKernel, keyed by kernel name; false on failure.
+// Registers and spills per kernel from `nvcc -Xptxas -v` output. Two keys per stream entry: the kernel's name
+// (its last sweepPart entry in the log: the default part's main kernel where parts have their own) and
+// "kernel/part_namespace::function" (e.g. "acoustic_sep/region_inner::sweepPart_inner",
+// "acoustic_sep/default_part::sweepPart"; "star7/sweepPart" where the kernel has no part schedules).
+std::map<std::string, PtxasInfo> parsePtxasLog(const std::string& log);
+// Registers and spills of every kernel (parsePtxasLog's keys) of the module compiled for arch; false on failure.
 bool ptxasInfo(const dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& out, std::string& error);
 // Demotes over-budget stream schedules (code generated afterwards uses the new schedules); false on failure.
 bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& info, std::string& error);

@@ -5,7 +5,9 @@
 #include <set>
 #include <string>
 
+#include "codegen/KernelBody.h"
 #include "passes/ChooseSchedule.h"
+#include "passes/Occupancy.h"
 #include "passes/FactorSums.h"
 #include "passes/SmemPlan.h"
 
@@ -54,9 +56,48 @@ bool hasFma(const dag::Context& ctx, const dag::Kernel& k) {
     if (ctx.node(id).kind == dag::NodeKind::Apply && ctx.node(id).op == dag::Op::Fma) return true;
   return false;
 }
+
+// The CUDA entry of a part in parsePtxasLog's keys, or null.
+const PtxasInfo* partPtxas(const dag::Kernel& k, int part, const std::map<std::string, PtxasInfo>& ptxas) {
+  const std::string ns = k.partSchedules.count(part) ? codegen::partNamespace(k, part) + "::" : "";
+  auto it = ptxas.find(k.name + "/" + ns + codegen::partName(k, part));
+  return it == ptxas.end() ? nullptr : &it->second;
+}
+
+// With ptxas's registers (--verify-schedules): each stream part's resident blocks per SM, and for a region
+// kernel how many of the default part's blocks fit beside each region's (its parts run concurrently on lanes:
+// only blocks that fit beside the region's overlap its kernel; passes/Occupancy.h).
+void printResidency(std::ostream& os, const dag::Module& m, const dag::Kernel& k, const std::map<std::string, PtxasInfo>& ptxas, int smVersion) {
+  if (k.schedule.strategy != dag::Strategy::Stream || ptxas.empty()) return;
+  const passes::SmLimits sm = passes::smLimits(smVersion);
+  std::map<int, passes::BlockUse> use;
+  for (int part : dag::kernelParts(k)) {
+    const PtxasInfo* pi = partPtxas(k, part, ptxas);
+    const dag::Schedule& s = k.scheduleOf(part);
+    if (!pi || s.strategy != dag::Strategy::Stream) continue;
+    passes::BlockUse b;
+    b.threads = s.blockX * s.blockY, b.registers = pi->registers;
+    if (s.smem) {
+      const passes::SmemPlan sp = passes::planSmem(m.ctx, k, part);
+      if (sp.ok) b.smem = sp.bytes;
+    }
+    use[part] = b;
+    const passes::Residency r = passes::residentBlocks(b, sm);
+    os << "  resident : " << dag::partLabel(k, part) << ": " << b.registers << " registers, " << b.threads << " threads, "
+       << b.smem / 1024 << " KiB: " << r.blocks << " block(s) per SM (" << r.limit << ")\n";
+  }
+  if (!use.count(-1)) return;
+  for (const auto& [part, b] : use) {
+    if (part < 0) continue;
+    const int n = passes::residentBlocks(b, sm).blocks;
+    const passes::Residency r = passes::residentBlocks(use[-1], sm, {{b, n}});
+    os << "  overlap  : " << r.blocks << " block(s) of the default part fit beside " << n << " of " << dag::partLabel(k, part)
+       << (r.blocks ? "" : " (" + r.limit + "): its launches overlap that kernel only where its blocks leave an SM") << "\n";
+  }
+}
 }  // namespace
 
-void printReport(std::ostream& os, const dag::Module& m, const std::map<std::string, PtxasInfo>& ptxas) {
+void printReport(std::ostream& os, const dag::Module& m, const std::map<std::string, PtxasInfo>& ptxas, int smVersion) {
   for (const dag::Kernel& k : m.kernels) {
     KernelCost c = costOf(m.ctx, k);
     os << (k.isGroup ? "group " : "stencil ") << k.name << " (" << dag::elemTypeName(k.type) << ", rank " << k.rank() << ")\n";
@@ -125,6 +166,7 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
     if (it != ptxas.end())
       os << "  ptxas    : " << it->second.registers << " registers, " << it->second.spillStores << " B spill stores, "
          << it->second.stackFrame << " B stack\n";
+    printResidency(os, m, k, ptxas, smVersion);
     os << "  loads/pt : " << c.loads << " distinct accesses";
     if (c.queuedLoads != c.loads) os << ", " << c.queuedLoads << " after register queues";
     os << "\n  flops/pt : " << c.flops << "\n  bytes/pt : " << c.bytes << " compulsory (each field read once, written once)\n";

@@ -22,6 +22,7 @@ struct KernelCost {
 // part: -2 = the whole kernel (every output); otherwise one region part (-1 = the default equations),
 // whose bytes count only the fields that part reads or writes.
 KernelCost costOf(const dag::Context& ctx, const dag::Kernel& k, int part = -2);
-void printReport(std::ostream& os, const dag::Module& m, const std::map<std::string, PtxasInfo>& ptxas = {});
+// smVersion: the target architecture (passes::smVersionOf), for the resident-block lines that ptxas info enables.
+void printReport(std::ostream& os, const dag::Module& m, const std::map<std::string, PtxasInfo>& ptxas = {}, int smVersion = 90);
 
 }  // namespace stnc::driver

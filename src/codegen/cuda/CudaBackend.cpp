@@ -469,8 +469,6 @@ void emitEdgeSplit(CPrinter& p, const dag::Kernel& k, int R, const std::function
   p.closeScope("");
 }
 
-// The namespace of a part with a schedule of its own (its kBlockX / kBlockY / kChunk shadow the kernel's).
-std::string partNamespace(const dag::Kernel& k, int part) { return part < 0 ? "default_part" : "region_" + cIdent(k.regions[part].name); }
 
 // The launches of a region kernel's parts on lanes of their own (stnc_rt::Lanes, kept per host thread and
 // device), forked from and joined back into the caller's stream: parallel branches of a captured graph.

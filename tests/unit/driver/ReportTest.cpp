@@ -40,6 +40,26 @@ TEST_CASE("--report names a part's own schedule and the other part's rings") {
   CHECK(r.find("  parts    : CUDA: up to 7 launches per sweep") != std::string::npos);
 }
 
+TEST_CASE("--report with ptxas's registers: each part's resident blocks and what fits beside the region's") {
+  auto c = test::compileText(test::kAcousticShell);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  std::map<std::string, driver::PtxasInfo> ptxas;
+  ptxas["s"].registers = 80;
+  ptxas["s/default_part::sweepPart"].registers = 80;  // the part schedule's namespace (16x16, vec 2, 70 KiB rings)
+  ptxas["s/sweepPart_inner"].registers = 97;          // the region without a schedule of its own (92 KiB rings)
+  std::ostringstream os;
+  driver::printReport(os, *c->module, ptxas, 90);
+  const std::string r = os.str();
+  CHECK(r.find("  resident : default part: 80 registers, 256 threads, 70 KiB: 3 block(s) per SM (registers, shared memory)\n") != std::string::npos);
+  CHECK(r.find("  resident : region inner: 97 registers, 256 threads, 92 KiB: 2 block(s) per SM (registers, shared memory)\n") != std::string::npos);
+  CHECK(r.find("  overlap  : 0 block(s) of the default part fit beside 2 of region inner (registers, shared memory)") != std::string::npos);
+  // Without ptxas's numbers (no --verify-schedules) there are no such lines.
+  std::ostringstream plain;
+  driver::printReport(plain, *c->module, {}, 90);
+  CHECK(plain.str().find("resident :") == std::string::npos);
+  CHECK(plain.str().find("overlap  :") == std::string::npos);
+}
+
 TEST_CASE("--report: a kernel without regions has no parts line") {
   auto c = test::compileText("stencil s(i, j, k) : f64 { in u; out w; w = u[i+1, j, k] + u[i-1, j, k]; }");
   REQUIRE_MESSAGE(c->module, c->diagText());
