@@ -212,7 +212,8 @@ int compileMain(int argc, char** argv) {
   app.add_flag("--report", report, "Print the optimization report: per kernel the schedule, tile, loads and floors");
   app.add_flag("--verify-schedules", verify,
                "Compile the CUDA code with nvcc -Xptxas -v and demote stream schedules that spill to naive "
-               "(the report then shows registers and spills)");
+               "(the report then shows registers and spills, each part's resident blocks per SM and, for region "
+               "kernels, how many of the default part's blocks fit beside the region's)");
   bool autotuneFlag = false;
   AutotuneOptions tune;
   std::string schedulesFile;
