@@ -7,10 +7,10 @@
 # With a SEDSCRIPT it first regenerates the folder through restn.sh (acoustic.stn edited, e.g. the shell's block),
 # then patches acoustic.cu: the region kernels' lanes come from stnc_exp::prioLanes (lane 0, the inner region's
 # launch, at the device's greatest stream priority, the shell's lanes at the least) instead of
-# stnc_rt::threadLanes, and the step's graph is instantiated with cudaGraphInstantiateFlagUseNodePriority: a
-# captured kernel node keeps its stream's priority only under that flag (session 16 measured priorities "no
-# better" without it). The point: the block scheduler then fills each SM with inner blocks first and the shell's
-# blocks take what is left beside them, instead of the two kernels' blocks queueing in launch order.
+# stnc_rt::threadLanes, and the step's graph is instantiated with cudaGraphInstantiateFlagUseNodePriority (a
+# captured kernel node keeps its stream's priority only under that flag). Session 16 measured this with 16x16
+# shell blocks, which cannot fit beside the inner kernel's two per SM: no change. With shell blocks that fit
+# (16x8), the block scheduler should fill each SM with inner blocks first and the shell's blocks take what is left.
 set -euo pipefail
 (($# >= 1)) || { echo "prio.sh: usage: prio.sh [SEDSCRIPT [FLAGS...]] GEN/acoustic.cu" >&2; exit 2; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
