@@ -92,7 +92,7 @@ void printResidency(std::ostream& os, const dag::Module& m, const dag::Kernel& k
     const int n = passes::residentBlocks(b, sm).blocks;
     const passes::Residency r = passes::residentBlocks(use[-1], sm, {{b, n}});
     os << "  overlap  : " << r.blocks << " block(s) of the default part fit beside " << n << " of " << dag::partLabel(k, part)
-       << (r.blocks ? "" : " (" + r.limit + "): its launches overlap that kernel only where its blocks leave an SM") << "\n";
+       << " (" << r.limit << ")" << (r.blocks ? "" : ": its launches overlap that kernel only where its blocks leave an SM") << "\n";
   }
 }
 }  // namespace
