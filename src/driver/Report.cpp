@@ -83,7 +83,7 @@ void printResidency(std::ostream& os, const dag::Module& m, const dag::Kernel& k
     }
     use[part] = b;
     const passes::Residency r = passes::residentBlocks(b, sm);
-    os << "  resident : " << dag::partLabel(k, part) << ": " << b.registers << " registers, " << b.threads << " threads, "
+    os << "  resident : " << (k.regions.empty() ? std::string("kernel") : dag::partLabel(k, part)) << ": " << b.registers << " registers, " << b.threads << " threads, "
        << b.smem / 1024 << " KiB: " << r.blocks << " block(s) per SM (" << r.limit << ")\n";
   }
   if (!use.count(-1)) return;

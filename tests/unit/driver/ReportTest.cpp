@@ -60,6 +60,21 @@ TEST_CASE("--report with ptxas's registers: each part's resident blocks and what
   CHECK(plain.str().find("overlap  :") == std::string::npos);
 }
 
+TEST_CASE("--report with ptxas's registers: a kernel without regions has one resident line and no overlap line") {
+  auto c = test::compileText("stencil s(i, j, k) : f64 { in u; out w; w = u[i+1, j, k] + u[i-1, j, k]; }");
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  const dag::Kernel& k = c->module->kernels.at(0);
+  REQUIRE(k.schedule.strategy == dag::Strategy::Stream);
+  std::map<std::string, driver::PtxasInfo> ptxas;
+  ptxas["s/sweepPart"].registers = 40;
+  std::ostringstream os;
+  driver::printReport(os, *c->module, ptxas, 90);
+  const std::string r = os.str();
+  const std::string expect = "  resident : kernel: 40 registers, " + std::to_string(k.schedule.blockX * k.schedule.blockY) + " threads, ";
+  CHECK(r.find(expect) != std::string::npos);
+  CHECK(r.find("overlap  :") == std::string::npos);
+}
+
 TEST_CASE("--report: a kernel without regions has no parts line") {
   auto c = test::compileText("stencil s(i, j, k) : f64 { in u; out w; w = u[i+1, j, k] + u[i-1, j, k]; }");
   REQUIRE_MESSAGE(c->module, c->diagText());
