@@ -154,6 +154,8 @@ std::string partName(const dag::Kernel& k, int part) {
 
 std::string partNamespace(const dag::Kernel& k, int part) { return part < 0 ? "default_part" : "region_" + cIdent(k.regions[part].name); }
 
+std::string partScope(const dag::Kernel& k, int part) { return k.partSchedules.count(part) ? partNamespace(k, part) + "::" : ""; }
+
 std::string regionBoundsText(const dag::Kernel& k, const dag::Region& r, bool lo) {
   std::string s = "{";
   for (int d = 0; d < 3; ++d) {

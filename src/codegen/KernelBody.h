@@ -42,6 +42,9 @@ std::string partName(const dag::Kernel& k, int part);
 // The namespace of a part with a schedule of its own (its kBlockX / kBlockY / kChunk shadow the kernel's):
 // "default_part" or "region_NAME".
 std::string partNamespace(const dag::Kernel& k, int part);
+// What qualifies a part's names outside its code: "default_part::" / "region_NAME::" where the part has a
+// schedule of its own (its code is in that namespace), else "".
+std::string partScope(const dag::Kernel& k, int part);
 // "{0, 27, 27}": a region's lower (lo) or upper bounds as a 3-D initializer (rank < 3: leading zeros).
 std::string regionBoundsText(const dag::Kernel& k, const dag::Region& r, bool lo);
 // Emits the host-side loop that splits `clip_` into the kernel's parts and calls

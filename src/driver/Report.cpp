@@ -7,8 +7,8 @@
 
 #include "codegen/KernelBody.h"
 #include "passes/ChooseSchedule.h"
-#include "passes/Occupancy.h"
 #include "passes/FactorSums.h"
+#include "passes/Occupancy.h"
 #include "passes/SmemPlan.h"
 
 namespace stnc::driver {
@@ -59,8 +59,7 @@ bool hasFma(const dag::Context& ctx, const dag::Kernel& k) {
 
 // The CUDA entry of a part in parsePtxasLog's keys, or null.
 const PtxasInfo* partPtxas(const dag::Kernel& k, int part, const std::map<std::string, PtxasInfo>& ptxas) {
-  const std::string ns = k.partSchedules.count(part) ? codegen::partNamespace(k, part) + "::" : "";
-  auto it = ptxas.find(k.name + "/" + ns + codegen::partName(k, part));
+  auto it = ptxas.find(k.name + "/" + codegen::partScope(k, part) + codegen::partName(k, part));
   return it == ptxas.end() ? nullptr : &it->second;
 }
 

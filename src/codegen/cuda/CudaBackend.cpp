@@ -469,7 +469,6 @@ void emitEdgeSplit(CPrinter& p, const dag::Kernel& k, int R, const std::function
   p.closeScope("");
 }
 
-
 // The launches of a region kernel's parts on lanes of their own (stnc_rt::Lanes, kept per host thread and
 // device), forked from and joined back into the caller's stream: parallel branches of a captured graph.
 void emitSweepOnLanes(CPrinter& p, const dag::Kernel& k) {
@@ -558,8 +557,7 @@ void emitSweep(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
     const std::string st = laned ? "stnc_rt::laneOf(lanes_, stream_, " + key + ")" : "stream_";
     if (part == -3)
       return "if ((e_ = region_edges::launchEdge(L_, " + box + ", r_, " + args + ", " + st + ")) != cudaSuccess) return e_";
-    const std::string ns = k.partSchedules.count(part) ? partNamespace(k, part) + "::" : "";
-    return "if ((e_ = " + ns + launchName(k, part) + "(L_, " + box + ", " + args + ", " + st + ")) != cudaSuccess) return e_";
+    return "if ((e_ = " + partScope(k, part) + launchName(k, part) + "(L_, " + box + ", " + args + ", " + st + ")) != cudaSuccess) return e_";
   };
   if (edges >= 0) emitEdgeSplit(p, k, edges, call);
   emitPartDispatch(
