@@ -211,7 +211,9 @@ int compileMain(int argc, char** argv) {
   app.add_flag("--version", version, "Print the version");
   app.add_flag("--report", report, "Print the optimization report: per kernel the schedule, tile, loads and floors");
   app.add_flag("--verify-schedules", verify,
-               "Compile the CUDA code with nvcc -Xptxas -v and demote stream schedules that spill to naive "
+               "Compile the CUDA code with nvcc -Xptxas -v and demote stream schedules that spill to naive; give a "
+               "region kernel's default part blocks of half the rows (16x16 -> 16x8) where none of its blocks fits "
+               "on an SM beside the region's resident blocks and the halved one does, unless a block was given "
                "(the report then shows registers and spills, each part's resident blocks per SM and, for region "
                "kernels, how many of the default part's blocks fit beside the region's)");
   bool autotuneFlag = false;
@@ -295,7 +297,7 @@ int compileMain(int argc, char** argv) {
   std::map<std::string, PtxasInfo> ptxas;
   if (verify) {
     std::string error;
-    if (!verifySchedules(*m, arch, ptxas, error)) {
+    if (!verifySchedules(*m, arch, ptxas, error, fe.schedule.blockX > 0)) {
       std::cerr << "stnc: error: " << error << "\n";
       return 1;
     }

@@ -14,6 +14,7 @@
 #include "codegen/Backends.h"
 #include "driver/Driver.h"
 #include "driver/Files.h"
+#include "driver/FitBeside.h"
 #include "passes/ChooseSchedule.h"
 
 namespace stnc::driver {
@@ -109,8 +110,14 @@ void demoteToNaive(dag::Kernel& k, const std::string& reason) {
 }
 }  // namespace
 
-bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& info, std::string& error) {
+bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& info, std::string& error, bool blockGiven) {
   info.clear();
+  if (!demoteSpilling(m, arch, info, error)) return false;
+  const PtxasRun run = [&arch](const dag::Module& mm, std::map<std::string, PtxasInfo>& out, std::string& err) { return ptxasInfo(mm, arch, out, err); };
+  return fitDefaultParts(m, passes::smVersionOf(arch), blockGiven, info, run, error);
+}
+
+bool demoteSpilling(dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& info, std::string& error) {
   if (!ptxasInfo(m, arch, info, error)) return false;
   std::set<std::string> restreamed;  // kernels whose spilling sumfactor schedule became the stream policy
   for (dag::Kernel& k : m.kernels) {

@@ -25,7 +25,11 @@ struct PtxasInfo {
 std::map<std::string, PtxasInfo> parsePtxasLog(const std::string& log);
 // Registers and spills of every kernel (parsePtxasLog's keys) of the module compiled for arch; false on failure.
 bool ptxasInfo(const dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& out, std::string& error);
-// Demotes over-budget stream schedules (code generated afterwards uses the new schedules); false on failure.
-bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& info, std::string& error);
+// Demotes stream schedules that spill (code generated afterwards uses the new schedules); info: ptxas's numbers of
+// the module as it then is. False on failure.
+bool demoteSpilling(dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& info, std::string& error);
+// demoteSpilling, then driver/FitBeside's refit of region kernels' default parts (blockGiven: --block was given).
+bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& info, std::string& error,
+                     bool blockGiven = false);
 
 }  // namespace stnc::driver

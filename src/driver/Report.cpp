@@ -6,6 +6,7 @@
 #include <string>
 
 #include "codegen/KernelBody.h"
+#include "driver/PartResidency.h"
 #include "passes/ChooseSchedule.h"
 #include "passes/FactorSums.h"
 #include "passes/Occupancy.h"
@@ -57,30 +58,14 @@ bool hasFma(const dag::Context& ctx, const dag::Kernel& k) {
   return false;
 }
 
-// The CUDA entry of a part in parsePtxasLog's keys, or null.
-const PtxasInfo* partPtxas(const dag::Kernel& k, int part, const std::map<std::string, PtxasInfo>& ptxas) {
-  auto it = ptxas.find(k.name + "/" + codegen::partScope(k, part) + codegen::partName(k, part));
-  return it == ptxas.end() ? nullptr : &it->second;
-}
-
 // With ptxas's registers (--verify-schedules): each stream part's resident blocks per SM, and for a region
 // kernel how many of the default part's blocks fit beside each region's (its parts run concurrently on lanes:
 // only blocks that fit beside the region's overlap its kernel; passes/Occupancy.h).
 void printResidency(std::ostream& os, const dag::Module& m, const dag::Kernel& k, const std::map<std::string, PtxasInfo>& ptxas, int smVersion) {
   if (k.schedule.strategy != dag::Strategy::Stream || ptxas.empty()) return;
   const passes::SmLimits sm = passes::smLimits(smVersion);
-  std::map<int, passes::BlockUse> use;
-  for (int part : dag::kernelParts(k)) {
-    const PtxasInfo* pi = partPtxas(k, part, ptxas);
-    const dag::Schedule& s = k.scheduleOf(part);
-    if (!pi || s.strategy != dag::Strategy::Stream) continue;
-    passes::BlockUse b;
-    b.threads = s.blockX * s.blockY, b.registers = pi->registers;
-    if (s.smem) {
-      const passes::SmemPlan sp = passes::planSmem(m.ctx, k, part);
-      if (sp.ok) b.smem = sp.bytes;
-    }
-    use[part] = b;
+  std::map<int, passes::BlockUse> use = partBlockUses(m, k, ptxas);
+  for (const auto& [part, b] : use) {
     const passes::Residency r = passes::residentBlocks(b, sm);
     os << "  resident : " << (k.regions.empty() ? std::string("kernel") : dag::partLabel(k, part)) << ": " << b.registers << " registers, " << b.threads << " threads, "
        << b.smem / 1024 << " KiB: " << r.blocks << " block(s) per SM (" << r.limit << ")\n";

@@ -42,4 +42,16 @@ Residency residentBlocks(const BlockUse& b, const SmLimits& sm, const std::vecto
   return r;
 }
 
+int defaultBlocksBeside(const std::map<int, BlockUse>& uses, const SmLimits& sm) {
+  auto def = uses.find(-1);
+  if (def == uses.end()) return -1;
+  int least = -1;
+  for (const auto& [part, b] : uses) {
+    if (part < 0) continue;
+    const int beside = residentBlocks(def->second, sm, {{b, residentBlocks(b, sm).blocks}}).blocks;
+    least = least < 0 || beside < least ? beside : least;
+  }
+  return least;
+}
+
 }  // namespace stnc::passes

@@ -10,6 +10,7 @@
 // Registers are allocated per warp in units of 256 (a thread's count rounded up to a multiple of 8), shared
 // memory per block with 1 KiB the runtime reserves. The per-sub-partition split of the register file is left out.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,5 +42,9 @@ struct Residency {
 
 // Resident blocks of b on one SM whose other resident blocks are `beside` (a block use and its count each).
 Residency residentBlocks(const BlockUse& b, const SmLimits& sm, const std::vector<std::pair<BlockUse, int>>& beside = {});
+
+// A region kernel's parts (part index -> block use; -1 the default part): the fewest blocks of the default part
+// that fit on an SM beside one region part's resident blocks; -1 without a default part or a region part.
+int defaultBlocksBeside(const std::map<int, BlockUse>& uses, const SmLimits& sm);
 
 }  // namespace stnc::passes

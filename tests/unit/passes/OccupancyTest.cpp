@@ -55,3 +55,20 @@ TEST_CASE("residentBlocks beside another kernel's blocks: the acoustic shell bes
   // Over-full neighbours leave nothing.
   CHECK(residentBlocks({128, 32, 0}, sm, {{inner, 3}}).blocks == 0);
 }
+
+TEST_CASE("defaultBlocksBeside: the fewest default-part blocks that fit beside one region's resident blocks") {
+  const SmLimits sm = smLimits(90);
+  // The acoustic inner box's two blocks leave 12288 registers and 42 KiB: a 16x16 shell block (80 registers,
+  // 54 KiB) does not fit, a 16x8 one (88 registers, 36 KiB) does once.
+  const BlockUse inner{256, 97, 94208};
+  CHECK(defaultBlocksBeside({{-1, {256, 80, 55296}}, {0, inner}}, sm) == 0);
+  CHECK(defaultBlocksBeside({{-1, {128, 88, 36864}}, {0, inner}}, sm) == 1);
+  // Two regions: the one that leaves less decides. Two 100 KiB blocks of 64 threads leave 26 KiB: two blocks of
+  // 8 KiB (their registers would allow five); the inner box's leave registers for one.
+  const BlockUse wide{64, 32, 102400};
+  CHECK(defaultBlocksBeside({{-1, {128, 88, 8192}}, {0, wide}}, sm) == 2);
+  CHECK(defaultBlocksBeside({{-1, {128, 88, 8192}}, {0, inner}, {1, wide}}, sm) == 1);
+  // Without a default part or without a region part there is nothing to fit.
+  CHECK(defaultBlocksBeside({{0, inner}}, sm) == -1);
+  CHECK(defaultBlocksBeside({{-1, inner}}, sm) == -1);
+}
