@@ -261,7 +261,8 @@ def compare(elem, ref_bytes, got_bytes, transcendental):
 # a rank-r kernel uses the last r dimensions).
 
 
-def make_layout(n_axes, halo_axes, es):
+def make_layout(n_axes, halo_axes, es, align_at=0):
+    """align_at: the interior column the rows align on (`stnc info`'s align_region_column under --align-region=on)."""
     r = len(n_axes)
     n = [1, 1, 1]
     h = [0, 0, 0]
@@ -270,7 +271,8 @@ def make_layout(n_axes, halo_axes, es):
         h[3 - r + a] = halo_axes[a]
     align = 128 // es
     ru = lambda x, m: (x + m - 1) // m * m
-    pad = [h[0], h[1], 0 if h[2] == 0 else ru(h[2], align)]
+    a = align_at if 0 <= align_at < n[2] else 0
+    pad = [h[0], h[1], 0 if h[2] == 0 else ru(h[2] + a, align) - a]
     dim = [n[0] + 2 * h[0], n[1] + 2 * h[1], ru(pad[2] + n[2] + h[2], align)]
     stride = [dim[1] * dim[2], dim[2], 1]
     origin = pad[0] * stride[0] + pad[1] * stride[1] + pad[2]
@@ -318,7 +320,7 @@ def harness_main(spec_path):
 def harness_run(lib, run):
     elem = Elem(run["type"])
     es = elem.size
-    L = make_layout(run["n"], run["halo"], es)
+    L = make_layout(run["n"], run["halo"], es, run.get("align", 0))
     count = L["count"]
     nbytes = count * es
     keep = []  # keeps the ctypes buffers alive

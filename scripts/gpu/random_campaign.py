@@ -107,6 +107,11 @@ def schedule_candidates(help_text, rank, only, extra=()):
             # (passes/RegionEdges): 16-column tiles (16 threads x 1 point), so the medium extents leave a whole tile of
             # the region's middle; one region and default equations, the default part on one-row rings
             c.append(("region-edges", ["--region-edges=on", "--schedule", "stream", "--smem=on", "--block", "16x8", "--vec", "1", "--rows", "1"]))
+    if has("--align-region"):  # rows aligned on the largest region's first column: a layout phase, so tiles, vector
+        # groups, ring chunks and tensor maps go by absolute alignment (stnc_rt::alignCol); no-op without regions
+        c.append(("align-region", ["--align-region=on"]))
+        if rank == 3:
+            c.append(("align-region-smem-v4", ["--align-region=on", "--schedule", "stream", "--smem=on", "--block", "16x16", "--vec", "4"]))
     if rank == 3:
         c += list(extra)
     if only:
@@ -228,6 +233,7 @@ class Campaign:
             j = order.get(k["name"], {})
             kernels[k["name"]] = {"halo": k["halo"], "params": k.get("params", []), "axes": k["axes"],
                                   "lower": k.get("field_axes", {}),  # lower-rank inputs: name -> their axes
+                                  "align_region_column": k.get("align_region_column", 0),
                                   "fields": [{"name": f["name"], "role": f["role"]} for f in j.get("fields", [])]}
         return kernels, None
 
@@ -393,6 +399,13 @@ class Campaign:
         else:
             self.builds[key] = {"status": "error", "error": self.failure(rc, out, err)}
 
+    def variant_options(self, rank, variant):
+        """The stnc options of a device variant or CPU reference."""
+        for n, a, _ in self.devvars.get(rank, []):
+            if n == variant:
+                return a
+        return self.refs.get(variant, [])
+
     def harness(self, item):
         """(file, variant, backend, [cases]): every run of every case of the file, one process."""
         fl, variant, backend, cases = item
@@ -415,11 +428,13 @@ class Campaign:
         runs, ids = [], {}
         for c in cases:
             k = c["k"]
+            # the layout the build's entry point makes (layout() aligns rows on a region's column under --align-region=on)
+            align = k.get("align_region_column", 0) if "--align-region=on" in self.variant_options(c["rank"], variant) else 0
             for r in range(len(c["runs"])):
                 run = c["runs"][r]
                 rid = len(runs)
                 ids[rid] = (c, r)
-                runs.append({"id": rid, "type": c["type"], "n": run["size"], "halo": k["halo"],
+                runs.append({"id": rid, "type": c["type"], "n": run["size"], "halo": k["halo"], "align": align,
                              "entry": "stnc_entry_%s_%s" % (c["kernel"], backend),
                              "fields": [{"name": f["name"], "role": f["role"], "input": c["full"][r].get(f["name"]),
                                          "axes": gc.field_axes(k, f["name"])} for f in k["fields"]],

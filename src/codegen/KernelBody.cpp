@@ -236,4 +236,10 @@ void emitPointBody(CPrinter& p, const dag::Context& ctx, const dag::Kernel& k, i
   }
 }
 
+long layoutPhase(const dag::Kernel& k) {
+  const long A = 128 / static_cast<long>(dag::elemSize(k.type));
+  if (k.alignColumn <= 0 || k.footprint.halo[k.rank() - 1] == 0) return 0;  // makeLayout pads no column without a halo
+  return (A - k.alignColumn % A) % A;
+}
+
 }  // namespace stnc::codegen

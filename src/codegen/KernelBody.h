@@ -45,6 +45,9 @@ std::string partNamespace(const dag::Kernel& k, int part);
 // What qualifies a part's names outside its code: "default_part::" / "region_NAME::" where the part has a
 // schedule of its own (its code is in that namespace), else "".
 std::string partScope(const dag::Kernel& k, int part);
+// Columns from a 128-byte boundary to interior column 0 in the arrays of the kernel's layout() (makeLayout with
+// k.alignColumn): (-alignColumn) mod (128 bytes); 0 without --align-region.
+long layoutPhase(const dag::Kernel& k);
 // "{0, 27, 27}": a region's lower (lo) or upper bounds as a 3-D initializer (rank < 3: leading zeros).
 std::string regionBoundsText(const dag::Kernel& k, const dag::Region& r, bool lo);
 // Emits the host-side loop that splits `clip_` into the kernel's parts and calls

@@ -210,6 +210,10 @@ struct Kernel {
   // --region-edges); -1: none. edgeWhy: why (not), for --report.
   int edgeRegion = -1;
   std::string edgeWhy;
+  // The interior column of the last axis that layout() aligns on a 128-byte boundary (passes/AlignRegion,
+  // --align-region); 0: every row's first. alignWhy: why, for --report.
+  int alignColumn = 0;
+  std::string alignWhy;
   const Schedule& scheduleOf(int part) const {
     auto it = partSchedules.find(part);
     return it == partSchedules.end() ? schedule : it->second;

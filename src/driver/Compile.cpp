@@ -143,6 +143,13 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
             "and run both bodies, point by point, so the region's kernel covers whole tiles; auto: the policy (today: not "
             "used, the acoustic sample measured 190.6 vs 191.6 Gpts/s, bench/results/2026-12-04-s27-edges.md); off: never. "
             "--report says whether a kernel qualifies");
+  app.add_option("--align-region", fe.schedule.alignRegion,
+                 "Kernels with regions: on pads the arrays' rows (layout()) so that the largest region's first column along "
+                 "the last axis starts on a 128-byte boundary instead of interior column 0 (the acoustic PML's column 27), "
+                 "so the region's kernel and the default part's do not share the sectors of that boundary; the kernels "
+                 "align their tiles and vectors to the layout either way and results are the same bits")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   app.add_option("--unroll", fe.schedule.unroll, "stream: unroll factor of the loop along the first axis")
       ->check(CLI::Range(1, 16));
 }

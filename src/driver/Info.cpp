@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dag/InterfaceJson.h"
+#include "passes/AlignRegion.h"
 #include "driver/Driver.h"
 
 namespace stnc::driver {
@@ -11,11 +12,13 @@ namespace stnc::driver {
 int infoMain(int argc, char** argv) {
   CLI::App app{"stnc info — print the stencils and groups of a .stn file as JSON:\n"
                "  {\"stencils\": [{name, axes, type, inputs, outputs, inouts, params, halo, footprint,\n"
-               "                 regions, swaps, boundaries}],\n"
+               "                 regions, swaps, boundaries, align_region_column}],\n"
                "   \"groups\": [{name, members, ... the same keys}]}\n"
                "halo is one entry per axis; footprint gives, per field read, the lowest and highest offset per axis and\n"
                "its distinct loads; regions [{name, lo, hi}] (along axis a: lo[a] <= x < n[a] + hi[a]); swaps [[a, b]]\n"
-               "(exchanged after each time step); boundaries [{field, rule, axes}]. Empty arrays where a stencil has none.",
+               "(exchanged after each time step); boundaries [{field, rule, axes}]; align_region_column: the interior column\n"
+               "layout() starts on a 128-byte boundary under --align-region=on (0: the first, as without). Empty arrays where\n"
+               "a stencil has none.",
                "stnc info"};
   Frontend fe;
   fe.stdlibDir = defaultStdlibDir(argv[0]);
@@ -59,6 +62,8 @@ int infoMain(int argc, char** argv) {
                      {"loads", f.accesses}};
     kj["footprint"] = fp;
     kj["regions"] = dag::regionsJson(k);
+    // The interior column layout() aligns on 128 bytes when compiled with --align-region=on (0: column 0, as without).
+    kj["align_region_column"] = passes::regionAlignColumn(k);
     kj["swaps"] = dag::swapsJson(k);
     kj["boundaries"] = dag::boundariesJson(k, false);
     (k.isGroup ? j["groups"] : j["stencils"]).push_back(kj);

@@ -124,6 +124,7 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
     os << "  temporal : " << (k.schedule.temporalWhy.empty() ? "-" : k.schedule.temporalWhy) << "\n";
     if (!k.fusionWhy.empty()) os << "  fusion   : " << k.fusionWhy << "\n";
     if (!k.edgeWhy.empty()) os << "  edges    : " << k.edgeWhy << "\n";
+    if (!k.alignWhy.empty()) os << "  align    : " << k.alignWhy << "\n";
     if (!k.regions.empty())
       os << "  parts    : CUDA: up to " << dag::partLaunchLanes(k)
          << " launches per sweep (each region's box, the default part's boxes around them) run concurrently, one stream each, "

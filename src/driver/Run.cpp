@@ -68,7 +68,7 @@ bool kernelLayout(const dag::Kernel& k, const long* n, stnc_rt::Layout& L) {
   std::array<int, 3> ih = codegen::internalHalo(k);
   long n3[3] = {1, 1, 1};
   for (int a = 0; a < k.rank(); ++a) n3[codegen::internalDim(k, a)] = n[a];
-  return stnc_rt::makeLayout(n3, ih.data(), static_cast<int>(dag::elemSize(k.type)), L);
+  return stnc_rt::makeLayout(n3, ih.data(), static_cast<int>(dag::elemSize(k.type)), L, k.alignColumn);  // the generated layout()'s
 }
 
 int runMain(int argc, char** argv) {

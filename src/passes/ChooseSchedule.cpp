@@ -1,5 +1,7 @@
 #include "passes/ChooseSchedule.h"
 
+#include "passes/AlignRegion.h"
+
 #include "passes/FuseRegions.h"
 #include "passes/RegionEdges.h"
 #include "passes/SmemPlan.h"
@@ -600,6 +602,7 @@ bool chooseSchedules(dag::Module& m, DiagEngine& diags, const ScheduleOverride& 
     }
     chooseFusion(m.ctx, k, o.fuseRegions);
     chooseEdges(m.ctx, k, o.regionEdges);
+    chooseAlignColumn(k, o.alignRegion);
   }
   return false;
 }

@@ -30,6 +30,7 @@ struct ScheduleOverride {
   std::string temporal = "auto";  // auto | on | off: two steps per sweep in cuda::step where possible
   std::string fuseRegions = "auto";  // auto | on | off: a region and the default equations in one kernel
   std::string regionEdges = "auto";  // auto | on | off: a region's dim-2 boundary moved to whole tiles (passes/RegionEdges)
+  std::string alignRegion = "off";   // on | off: rows aligned on the largest region's first column (passes/AlignRegion)
   bool contractFma = false;       // --fp-contract=on: the contract-fma pass fuses a*b+c (not a schedule
                                   // choice, but the same kind of user override of the middle end)
   std::string tensorCores = "auto";  // auto | off: wide weighted box sums on the FP64 tensor cores where they qualify (passes/TensorSums.h)

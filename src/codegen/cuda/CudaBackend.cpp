@@ -93,7 +93,7 @@ void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part
   p.line("const long s1_ = L_.stride[1];");
   p.line("(void)s0_; (void)s1_;");
   p.line("// Columns start at a multiple of kBlockX (a box starting mid-row, like a region, keeps whole-line loads).");
-  p.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX) + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
+  p.line("const long z_ = stnc_rt::alignCol(kLayoutPhase, B_.lo[2], kBlockX) + blockIdx.x * static_cast<long>(kBlockX) + threadIdx.x;");
   p.line("const long y_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY) + threadIdx.y;");
   p.line("if (z_ < B_.lo[2] || z_ >= B_.hi[2] || y_ >= B_.hi[1]) return;");
   p.openScope("for (long x_ = B_.lo[0] + blockIdx.z; x_ < B_.hi[0]; x_ += gridDim.z)  // one plane per block unless n0 > 65535");
@@ -104,7 +104,7 @@ void emitNaive(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int part
   p.line();
   p.openScope("cudaError_t " + launchName(k, part) + "(const stnc_rt::Layout& L_, const stnc_rt::Box& B_, " +
               declArgs(k, ArgMode::Sweep) + ", cudaStream_t stream_)");
-  p.line("const long gx_ = (B_.hi[2] - stnc_rt::alignDown(B_.lo[2], kBlockX) + kBlockX - 1) / kBlockX, gy_ = (B_.hi[1] - B_.lo[1] + kBlockY - 1) / kBlockY;");
+  p.line("const long gx_ = (B_.hi[2] - stnc_rt::alignCol(kLayoutPhase, B_.lo[2], kBlockX) + kBlockX - 1) / kBlockX, gy_ = (B_.hi[1] - B_.lo[1] + kBlockY - 1) / kBlockY;");
   p.line("if (gy_ > 65535 || gx_ > 2147483647L) return cudaErrorInvalidConfiguration;");
   p.line("const long nx_ = B_.hi[0] - B_.lo[0];");
   p.line("const dim3 block_(kBlockX, kBlockY, 1);");
@@ -125,7 +125,7 @@ void emitStreamLaunch(CPrinter& p, const std::string& kname, const std::string& 
   p.openScope("");
   p.line("const stnc_rt::Box& b_ = " + box + ";");
   p.line("const long nx_ = b_.hi[0] - b_.lo[0];");
-  p.line("const long gx_ = (b_.hi[2] - stnc_rt::alignDown(b_.lo[2], " + cols + ") + " + cols + " - 1) / (" + cols +
+  p.line("const long gx_ = (b_.hi[2] - stnc_rt::alignCol(kLayoutPhase, b_.lo[2], " + cols + ") + " + cols + " - 1) / (" + cols +
          "), gy_ = (b_.hi[1] - b_.lo[1] + kBlockY * " + std::to_string(rows) + " - 1) / (kBlockY * " + std::to_string(rows) + ");");
   p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
   const std::string bytes = sp ? std::to_string(sp->bytes) : "0";
@@ -172,7 +172,10 @@ std::string narrowBox(int vec, bool ring = false) {
 
 // The condition under which the layout's rows and the field pointers are aligned to `elems` elements.
 std::string alignedCondition(const dag::Kernel& k, const std::string& elems, const std::string& bytes) {
-  std::string aligned = "L_.origin % " + elems + " == 0 && L_.stride[1] % " + elems + " == 0 && L_.stride[0] % " + elems + " == 0";
+  // The kernels place tiles and vectors on layout()'s grid (kLayoutPhase, the header; passes/AlignRegion): they
+  // need arrays whose interior column 0 lies that many columns past a multiple of `elems`.
+  const std::string origin = layoutPhase(k) ? "(L_.origin - kLayoutPhase)" : "L_.origin";
+  std::string aligned = origin + " % " + elems + " == 0 && L_.stride[1] % " + elems + " == 0 && L_.stride[0] % " + elems + " == 0";
   for (const dag::Field& f : k.fields)
     if (!f.lowerRank()) aligned += " && reinterpret_cast<unsigned long>(" + cIdent(f.name) + ") % " + bytes + " == 0";
   return aligned;
@@ -241,13 +244,13 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
     p.line("// A box narrower than three quarters of a tile goes there too (most lanes of a tile would idle).");
     const std::string ringable = "!(" + narrowBox(vec, true) + ") && " + alignedCondition(k, per, "16");
     if (sp.tma) {
-      emitTmaLaunch(p, k, sp, kname, rows, vec, args, ringable + " && L_.pad[2] % " + per + " == 0", "the one-point kernel");
+      emitTmaLaunch(p, k, sp, kname, rows, vec, args, ringable + " && " + (layoutPhase(k) ? "(L_.pad[2] - kLayoutPhase)" : std::string("L_.pad[2]")) + " % " + per + " == 0", "the one-point kernel");
     } else if (slabs) {
       p.line("// Slab boxes (passes::chooseSlabTma; bench/results/2026-12-01-s15-slab-tma.md): thin along dim 0 (at most 64 planes)");
       p.line("// or dim 1 (at most two tile rows) and at least two tiles wide go to the kernel the accelerator feeds.");
       p.line("const bool slab_ = (B_.hi[0] - B_.lo[0] <= 64 || B_.hi[1] - B_.lo[1] <= 2 * kBlockY * " + std::to_string(rows) + ") && B_.hi[2] - B_.lo[2] >= 2 * kBlockX * " +
              std::to_string(vec) + ";");
-      emitTmaLaunch(p, k, spT, kname + "_tma", rows, vec, args, "slab_ && " + ringable + " && L_.pad[2] % " + per + " == 0",
+      emitTmaLaunch(p, k, spT, kname + "_tma", rows, vec, args, "slab_ && " + ringable + " && " + (layoutPhase(k) ? "(L_.pad[2] - kLayoutPhase)" : std::string("L_.pad[2]")) + " % " + per + " == 0",
                     "the cp.async kernel");
       p.openScope("else if (" + ringable + ")");
       emitStreamLaunch(p, kname, "B_", rows, vec, args, &sp, "", true);
@@ -297,9 +300,9 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
     p.line("// Groups overlapping the box's first / last column also compute (not store) the points outside it, so");
     p.line("// their reads (offsets " + lowReach + " .. " + highReach + " from the group) must stay within the allocated row;");
     p.line("// where they would not, those columns go to the one-point kernel.");
-    p.line("const long zlo_ = stnc_rt::alignDown(B_.lo[2], " + V + "), zhi_ = stnc_rt::alignDown(B_.hi[2] + " + V + " - 1, " + V + ");");
-    p.line("main_.lo[2] = zlo_ + (" + lowReach + ") >= -L_.pad[2] ? B_.lo[2] : stnc_rt::alignDown(B_.lo[2] + " + V + " - 1, " + V + ");");
-    p.line("main_.hi[2] = zhi_ - " + V + " + " + highReach + " <= L_.dim[2] - L_.pad[2] ? B_.hi[2] : stnc_rt::alignDown(B_.hi[2], " + V + ");");
+    p.line("const long zlo_ = stnc_rt::alignCol(kLayoutPhase, B_.lo[2], " + V + "), zhi_ = stnc_rt::alignCol(kLayoutPhase, B_.hi[2] + " + V + " - 1, " + V + ");");
+    p.line("main_.lo[2] = zlo_ + (" + lowReach + ") >= -L_.pad[2] ? B_.lo[2] : stnc_rt::alignCol(kLayoutPhase, B_.lo[2] + " + V + " - 1, " + V + ");");
+    p.line("main_.hi[2] = zhi_ - " + V + " + " + highReach + " <= L_.dim[2] - L_.pad[2] ? B_.hi[2] : stnc_rt::alignCol(kLayoutPhase, B_.hi[2], " + V + ");");
     p.line("if (!aligned_ || main_.lo[2] >= main_.hi[2]) main_.lo[2] = main_.hi[2] = B_.hi[2];  // no vector columns");
   }
   p.line("rest_[0].lo[1] = main_.hi[1];  // the rows left over");
@@ -449,7 +452,7 @@ void emitEdgeSplit(CPrinter& p, const dag::Kernel& k, int R, const std::function
          r.name);
   p.line("const stnc_rt::Box r_ = stnc_rt::intersect(clip_, stnc_rt::regionBox(L_, kEdgeLo_, kEdgeHi_));");
   p.line("stnc_rt::Box core_ = r_, rows_ = r_;  // the region's whole tiles; the region's rows across the clip box");
-  p.line("core_.lo[2] = stnc_rt::alignDown(r_.lo[2] + " + w + " - 1, " + w + "); core_.hi[2] = stnc_rt::alignDown(r_.hi[2], " + w + ");");
+  p.line("core_.lo[2] = stnc_rt::alignCol(kLayoutPhase, r_.lo[2] + " + w + " - 1, " + w + "); core_.hi[2] = stnc_rt::alignCol(kLayoutPhase, r_.hi[2], " + w + ");");
   p.line("rows_.lo[2] = clip_.lo[2]; rows_.hi[2] = clip_.hi[2];");
   p.line("stnc_rt::Box e0_ = rows_, e1_ = rows_;  // the edge kernel's boxes");
   p.line("e0_.hi[2] = core_.lo[2]; e1_.lo[2] = core_.hi[2];");

@@ -356,7 +356,7 @@ class StreamEmitter {
     if (sp_) p_.line("constexpr int kVec = " + std::to_string(vec) + ";");
     if (vec == 1) {
       p_.line("// Columns start at a multiple of kBlockX (a box starting mid-row, like a region, keeps whole-line loads).");
-      p_.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX) + " + bx + " * static_cast<long>(kBlockX) + threadIdx.x;");
+      p_.line("const long z_ = stnc_rt::alignCol(kLayoutPhase, B_.lo[2], kBlockX) + " + bx + " * static_cast<long>(kBlockX) + threadIdx.x;");
     } else {
       if (sp_) {
         p_.line("// Tiles start at a multiple of their width, like the rows (tiles starting at any 32-byte sector,");
@@ -365,7 +365,7 @@ class StreamEmitter {
       p_.line("// Columns z_ .. z_+" + std::to_string(vec - 1) + " of this thread: the box's dim-2 bounds are multiples of " +
               std::to_string(vec) + " and so are the row starts, so every " + std::to_string(vec * dag::elemSize(k_.type)) +
               "-byte vector access is aligned.");
-      p_.line("const long z_ = stnc_rt::alignDown(B_.lo[2], kBlockX * " + std::to_string(vec) +
+      p_.line("const long z_ = stnc_rt::alignCol(kLayoutPhase, B_.lo[2], kBlockX * " + std::to_string(vec) +
               ") + (" + bx + " * static_cast<long>(kBlockX) + threadIdx.x) * " + std::to_string(vec) + ";");
     }
     if (rows == 1) {

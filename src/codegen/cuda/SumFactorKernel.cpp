@@ -111,7 +111,7 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   p.line("extern __shared__ float4 smem_[];");
   p.line("real* const uS_ = reinterpret_cast<real*>(smem_);");
   p.line("const int tid_ = threadIdx.y * kBlockX + threadIdx.x;");
-  p.line("const long zb_ = stnc_rt::alignDown(B_.lo[2], kBlockX * kVec) + blockIdx.x * static_cast<long>(kBlockX * kVec);  // the tile's first column");
+  p.line("const long zb_ = stnc_rt::alignCol(kLayoutPhase, B_.lo[2], kBlockX * kVec) + blockIdx.x * static_cast<long>(kBlockX * kVec);  // the tile's first column");
   p.line("const long yb_ = B_.lo[1] + blockIdx.y * static_cast<long>(kBlockY * kRows);  // and row");
   p.line("const long z_ = zb_ + threadIdx.x * kVec, y_ = yb_ + threadIdx.y * kRows;  // this thread's first point");
   p.line("const long x0_ = B_.lo[0] + blockIdx.z * chunk_;");
@@ -276,7 +276,7 @@ void emitSumFactorLaunch(CPrinter& p, const dag::Kernel& k, const std::string& k
               "if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_, " + kname + ", kBlockX * kBlockY, " + num(bytes) +
                   ") != cudaSuccess || per_ <= 0) per_ = 2;  // resident blocks per SM");
   p.line("const long nx_ = B_.hi[0] - B_.lo[0];");
-  p.line("const long gx_ = (B_.hi[2] - stnc_rt::alignDown(B_.lo[2], kBlockX * " + num(sh.vec) + ") + kBlockX * " + num(sh.vec) + " - 1) / (kBlockX * " +
+  p.line("const long gx_ = (B_.hi[2] - stnc_rt::alignCol(kLayoutPhase, B_.lo[2], kBlockX * " + num(sh.vec) + ") + kBlockX * " + num(sh.vec) + " - 1) / (kBlockX * " +
          num(sh.vec) + "), gy_ = (B_.hi[1] - B_.lo[1] + kBlockY * " + num(sh.rows) + " - 1) / (kBlockY * " + num(sh.rows) + ");");
   p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
   p.line("// About 8 waves of resident blocks, within " + num(16 * reach) + " (16 x the dim-0 reach " + num(reach) +

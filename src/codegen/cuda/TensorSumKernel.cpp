@@ -65,7 +65,7 @@ void emitTensorSumKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
   p.closeScope("");
   p.line("off_[s_] = t_ < 35 ? bp_ * kTileCols + ap_ : -1;");
   p.closeScope("");
-  p.line("const long zb_ = stnc_rt::alignDown(B_.lo[2], 32) + (bx0_ + blockIdx.x) * 32L, yb_ = B_.lo[1] + blockIdx.y * 12L;  // the tile's first column and row");
+  p.line("const long zb_ = stnc_rt::alignCol(kLayoutPhase, B_.lo[2], 32) + (bx0_ + blockIdx.x) * 32L, yb_ = B_.lo[1] + blockIdx.y * 12L;  // the tile's first column and row");
   p.line("const long x0_ = B_.lo[0] + blockIdx.z * chunk_;");
   p.line("const long x1_ = x0_ + chunk_ < B_.hi[0] ? x0_ + chunk_ : B_.hi[0];");
   p.line("const long xs_ = x0_ - 2, n_ = x1_ - x0_ + 4;  // planes xs_ .. xs_ + n_ - 1 feed the outputs x0_ .. x1_ - 1");
@@ -120,7 +120,7 @@ void emitTensorSumLaunch(CPrinter& p, const dag::Kernel& k, const std::string& k
               "if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_, " + kname + "<false>, kBlockX * kBlockY, " + num(bytes) +
                   ") != cudaSuccess || per_ <= 0) per_ = 4;  // resident blocks per SM");
   p.line("const long nx_ = B_.hi[0] - B_.lo[0];");
-  p.line("const long gx_ = (B_.hi[2] - stnc_rt::alignDown(B_.lo[2], 32) + 31) / 32, gy_ = (B_.hi[1] - B_.lo[1] + 11) / 12;");
+  p.line("const long gx_ = (B_.hi[2] - stnc_rt::alignCol(kLayoutPhase, B_.lo[2], 32) + 31) / 32, gy_ = (B_.hi[1] - B_.lo[1] + 11) / 12;");
   p.line("if (gy_ > 65535) return cudaErrorInvalidConfiguration;");
   p.line("// Chunks per tile column: the fewest that fill every resident slot and leave the last wave 90 % full (or 4 waves or");
   p.line("// more); a chunk also computes the 4 planes around it. Measured (box125_rt 256^3: 176 columns, 528 slots): 3 chunks of");
@@ -134,7 +134,7 @@ void emitTensorSumLaunch(CPrinter& p, const dag::Kernel& k, const std::string& k
   p.line("long chunk_ = kChunk > 0 ? kChunk : (nx_ + per_col_ - 1) / per_col_;");
   emitChunkedGrid(p);
   p.line("// Tile columns wholly inside the box [in0_, in1_) take the unchecked kernel, the others (at most one each side) the checked one.");
-  p.line("const long za_ = stnc_rt::alignDown(B_.lo[2], 32), in0_ = za_ == B_.lo[2] ? 0 : 1, in1_ = std::max(in0_, (B_.hi[2] - za_) / 32);");
+  p.line("const long za_ = stnc_rt::alignCol(kLayoutPhase, B_.lo[2], 32), in0_ = za_ == B_.lo[2] ? 0 : 1, in1_ = std::max(in0_, (B_.hi[2] - za_) / 32);");
   p.openScope("if (in1_ > in0_)");
   p.line("const dim3 g_(static_cast<unsigned>(in1_ - in0_), grid_.y, grid_.z);");
   p.line(kname + "<false><<<g_, block_, " + num(bytes) + ", stream_>>>(L_, B_, chunk_, in0_, " + args + ");");

@@ -39,7 +39,9 @@ inline const char* statusName(int s) {
 // Dense row-major layout of one array. Internally every kernel is 3-D: a rank-r stencil uses the
 // last r dimensions, the leading ones have extent 1 and no halo. Dimension 2 is contiguous.
 // The innermost halo is padded so every interior row starts on a 128-byte boundary when the base
-// pointer is 128-byte aligned.
+// pointer is 128-byte aligned; a layout made for an aligned column a (makeLayout's alignAt: a region's
+// first column, --align-region=on) pads so that column a starts there instead, and interior column 0 lies
+// pad[2] mod (128 bytes) columns past the boundary (the kernel's kLayoutPhase; tiles and vectors: alignCol).
 struct Layout {
   long n[3];        // interior extents
   long pad[3];      // cells allocated before the interior along each dimension (>= halo)
@@ -52,8 +54,9 @@ struct Layout {
 
 inline long roundUp(long x, long m) { return (x + m - 1) / m * m; }
 
-// n and halo in internal (3-D) dimension order. Returns false on a bad extent.
-inline bool makeLayout(const long n[3], const int halo[3], int elemBytes, Layout& L) {
+// n and halo in internal (3-D) dimension order; alignAt: the interior column (>= 0) to start on a 128-byte
+// boundary (0: every interior row's first). Returns false on a bad extent.
+inline bool makeLayout(const long n[3], const int halo[3], int elemBytes, Layout& L, long alignAt = 0) {
   const long align = 128 / elemBytes;
   for (int d = 0; d < 3; ++d) {
     if (n[d] <= 0 || n[d] > (1L << 31)) return false;
@@ -62,7 +65,8 @@ inline bool makeLayout(const long n[3], const int halo[3], int elemBytes, Layout
   }
   L.pad[0] = halo[0];
   L.pad[1] = halo[1];
-  L.pad[2] = halo[2] == 0 ? 0 : roundUp(halo[2], align);
+  if (alignAt < 0 || alignAt >= n[2]) alignAt = 0;
+  L.pad[2] = halo[2] == 0 ? 0 : roundUp(halo[2] + alignAt, align) - alignAt;  // the least pad >= halo that aligns column alignAt
   L.dim[0] = n[0] + 2 * halo[0];
   L.dim[1] = n[1] + 2 * halo[1];
   L.dim[2] = roundUp(L.pad[2] + n[2] + halo[2], align);
@@ -116,6 +120,10 @@ struct Box {
 
 // The largest multiple of w that is <= x (x may be negative).
 STNC_HD inline long alignDown(long x, long w) { return x - ((x % w) + w) % w; }
+// The greatest interior column <= x that lies a multiple of w columns past a boundary, where interior column 0 lies
+// `phase` columns past one: alignDown(x, w) for phase 0 (the columns of makeLayout's 128-byte boundaries with phase
+// pad[2] mod (128 bytes); of 16-byte ones with phase pad[2] mod 16 bytes).
+STNC_HD inline long alignCol(long phase, long x, long w) { return alignDown(x + phase, w) - phase; }
 
 // Planes of dim 0 per block of a shared-memory ring kernel (chunk), when the schedule leaves it to the
 // launch. nx: the box's depth; cols: blocks per plane (tile columns x tile rows); occupancy: resident blocks

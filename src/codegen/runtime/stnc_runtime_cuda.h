@@ -333,7 +333,7 @@ inline TileOrigin tileRegion(const Layout& L, const Box& b, const long lo[3], co
     if (a[d] < -L.pad[d]) a[d] = -L.pad[d];
     if (e[d] > L.dim[d] - L.pad[d]) e[d] = L.dim[d] - L.pad[d];
   }
-  a[2] = alignDown(a[2], per);
+  a[2] = alignCol(L.pad[2] % per, a[2], per);  // 16 bytes from the allocation's start
   for (int d = 0; d < 3; ++d) ext[d] = e[d] > a[d] ? e[d] - a[d] : 1;
   return TileOrigin{a[0], a[1], a[2]};
 }

@@ -90,7 +90,7 @@ TEST_CASE("the edge kernel: the default part's rings and both bodies, and launch
   const size_t sweep = cu.find("cudaError_t launchSweep(");
   REQUIRE(sweep != std::string::npos);
   const std::string body = cu.substr(sweep, cu.find("}  // launchSweep", sweep) - sweep);
-  CHECK(body.find("core_.lo[2] = stnc_rt::alignDown(r_.lo[2] + 32 - 1, 32); core_.hi[2] = stnc_rt::alignDown(r_.hi[2], 32);") != std::string::npos);
+  CHECK(body.find("core_.lo[2] = stnc_rt::alignCol(kLayoutPhase, r_.lo[2] + 32 - 1, 32); core_.hi[2] = stnc_rt::alignCol(kLayoutPhase, r_.hi[2], 32);") != std::string::npos);
   const size_t e0 = body.find("region_edges::launchEdge(L_, e0_, r_,"), core = body.find("launchPart_inner(L_, core_,"),
                faces = body.find("stnc_rt::subtractBox(boxes_, 1, 6, rows_)"), perPart = body.find("launchPart_inner(L_, b_,");
   REQUIRE(e0 != std::string::npos);
