@@ -316,13 +316,20 @@ int compileMain(int argc, char** argv) {
   if (!emit.empty() || (report && outDir == ".")) return 0;
 
   if (distributed)  // before anything is written: a failed compile leaves no file behind
-    for (const dag::Kernel& k : m->kernels)
+    for (const dag::Kernel& k : m->kernels) {
+      if (k.alignColumn > 0) {
+        std::cerr << "stnc: error: --distributed with --align-region=on: the MPI launchers (docs/DISTRIBUTED.md) allocate "
+                     "each rank's arrays with rows aligned on interior column 0, and '"
+                  << k.name << "' would run them on its one-point kernels; leave --align-region off\n";
+        return 1;
+      }
       for (const dag::Field& f : k.fields)
         if (f.lowerRank()) {
           std::cerr << "stnc: error: --distributed: field '" << f.name << "' of '" << k.name
                     << "' has fewer axes than the kernel; the MPI launchers (docs/DISTRIBUTED.md) decompose full fields only\n";
           return 1;
         }
+    }
   codegen::GenOptions go = genOptions(target);
   files.push_back({base + ".h", codegen::generateHeader(*m, go)});
   if (target == "cpu" || target == "all") files.push_back({base + ".cpp", codegen::generateCpp(*m, go)});

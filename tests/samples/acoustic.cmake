@@ -3,6 +3,7 @@
 #                               region + PML shell as separate parts, point source, swap) against the
 #                               sample's plain-loop reference, bit for bit, on 64^3 and 60x64x72 (200 steps).
 #                               Builds under the build tree (make O=...), never in the source tree.
+#   sample_acoustic_align_check the same with STNC_FLAGS=--align-region=on (layout() pads rows by 5 columns).
 #   sample_acoustic_gpu_build   make GPU=1 WERROR=1 (nvcc -Werror all-warnings + g++ -Werror, link; no run)
 #                               when nvcc exists.
 #   sample_acoustic_gpu_check   make GPU=1 check-gpu (CUDA == CPU kernels bitwise after 1000 steps, CUDA ==
@@ -21,6 +22,14 @@ set(ACOUSTIC_ENV "MAKEFLAGS=;MFLAGS=;MAKELEVEL=")
 add_test(NAME sample_acoustic_check
          COMMAND ${STNC_MAKE_PROGRAM} -C ${ACOUSTIC_SRC} check WERROR=1 STNC=${STNC_EXE} O=${ACOUSTIC_BIN}/cpu)
 set_tests_properties(sample_acoustic_check PROPERTIES TIMEOUT 300 LABELS "samples" ENVIRONMENT "${ACOUSTIC_ENV}"
+                     PASS_REGULAR_EXPRESSION "acoustic --check: PASSED" FAIL_REGULAR_EXPRESSION "FAILED")
+
+# The same check with --align-region=on (rows padded so that column 27 starts a 128-byte line): the CPU kernels
+# index through layout(), whatever its pad, and must give the same bits.
+add_test(NAME sample_acoustic_align_check
+         COMMAND ${STNC_MAKE_PROGRAM} -C ${ACOUSTIC_SRC} check WERROR=1 STNC=${STNC_EXE} O=${ACOUSTIC_BIN}/cpu-align
+                 STNC_FLAGS=--align-region=on)
+set_tests_properties(sample_acoustic_align_check PROPERTIES TIMEOUT 300 LABELS "samples" ENVIRONMENT "${ACOUSTIC_ENV}"
                      PASS_REGULAR_EXPRESSION "acoustic --check: PASSED" FAIL_REGULAR_EXPRESSION "FAILED")
 
 if(STNC_NVCC)
