@@ -147,7 +147,8 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
                  "Kernels with regions: on pads the arrays' rows (layout()) so that the largest region's first column along "
                  "the last axis starts on a 128-byte boundary instead of interior column 0 (the acoustic PML's column 27), "
                  "so the region's kernel and the default part's do not share the sectors of that boundary; the kernels "
-                 "align their tiles and vectors to the layout either way and results are the same bits")
+                 "align their tiles and vectors to the layout either way and results are the same bits (not with --distributed; "
+                 "measured: bench/results/2026-12-07-s39-align-region.md)")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   app.add_option("--unroll", fe.schedule.unroll, "stream: unroll factor of the loop along the first axis")
