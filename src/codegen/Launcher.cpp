@@ -165,13 +165,10 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line("// dimensions in this mask (bit d), n + 2*halo points each, no pad (stnc_rt::lowerAt). count() says how many.");
   p.line("inline constexpr unsigned kFieldDims[kFieldCount] = {" + fdims + "};");
   p.line();
-  {
-    // makeLayout(alignAt a) pads rows by roundUp(halo + a, A) - a columns (A per 128 bytes): interior column 0 lies
-    // (-a) mod A columns past a boundary. The CUDA kernels place tiles and vectors on that grid and take their
-    // vector and ring paths only for arrays of this phase (others: the one-point kernels).
-    p.line("// Columns from a 128-byte boundary to interior column 0 in layout()'s arrays (pad[2] mod 128 bytes).");
-    p.line("inline constexpr long kLayoutPhase = " + std::to_string(layoutPhase(k)) + ";");
-  }
+  // The CUDA kernels place tiles and vectors on this grid and take their vector and ring paths only for arrays of
+  // this phase (others: the one-point kernels).
+  p.line("// Columns from a 128-byte boundary to interior column 0 in layout()'s arrays (pad[2] mod 128 bytes).");
+  p.line("inline constexpr long kLayoutPhase = " + std::to_string(layoutPhase(k)) + ";");
   p.line("// The layout of every array of this kernel for interior extents n (allocate L.count elements).");
   p.openScope("inline stnc_rt::Layout layout(" + axisArgs(k, "n") + ")");
   std::string n = "1, 1, 1";

@@ -1,5 +1,6 @@
 #include "driver/FitBeside.h"
 
+#include <set>
 #include <vector>
 
 #include "driver/PartResidency.h"
@@ -50,6 +51,7 @@ bool fitDefaultParts(dag::Module& m, int smVersion, bool blockGiven, std::map<st
   bool ran = false;  // whether info holds numbers of refit shapes
   while (!open.empty()) {
     std::vector<Refit> tried;
+    std::set<size_t> triedKernels;
     for (const Refit& r : open) {
       dag::Kernel& k = m.kernels[r.kernel];
       dag::Schedule s = k.scheduleOf(-1);
@@ -61,12 +63,11 @@ bool fitDefaultParts(dag::Module& m, int smVersion, bool blockGiven, std::map<st
       if (s.tma == 2 && !passes::planSmem(m.ctx, k, -1, viaTma).ok) continue;
       k.partSchedules[-1] = s;
       tried.push_back(r);
+      triedKernels.insert(r.kernel);
     }
     // Kernels that ran out of shapes keep the policy's block.
     for (const Refit& r : open) {
-      bool inTried = false;
-      for (const Refit& t : tried) inTried = inTried || t.kernel == r.kernel;
-      if (inTried) continue;
+      if (triedKernels.count(r.kernel)) continue;
       dag::Kernel& k = m.kernels[r.kernel];
       if (r.hadOwn) k.partSchedules[-1] = r.before;
       else k.partSchedules.erase(-1);

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "dag/InterfaceJson.h"
-#include "passes/AlignRegion.h"
 #include "driver/Driver.h"
+#include "passes/AlignRegion.h"
 
 namespace stnc::driver {
 

@@ -170,12 +170,14 @@ std::string narrowBox(int vec, bool ring = false) {
   return "B_.hi[2] - B_.lo[2] < kBlockX * " + std::to_string(vec) + (ring ? " * 3 / 4" : "");
 }
 
+// A launcher's column count `v` less kLayoutPhase (the header; passes/AlignRegion): the kernels place tiles and
+// vectors on layout()'s grid, so their arrays' interior column 0 must lie that many columns past a multiple of the
+// alignment tested. As written where the phase is 0.
+std::string lessPhase(const dag::Kernel& k, const std::string& v) { return layoutPhase(k) ? "(" + v + " - kLayoutPhase)" : v; }
+
 // The condition under which the layout's rows and the field pointers are aligned to `elems` elements.
 std::string alignedCondition(const dag::Kernel& k, const std::string& elems, const std::string& bytes) {
-  // The kernels place tiles and vectors on layout()'s grid (kLayoutPhase, the header; passes/AlignRegion): they
-  // need arrays whose interior column 0 lies that many columns past a multiple of `elems`.
-  const std::string origin = layoutPhase(k) ? "(L_.origin - kLayoutPhase)" : "L_.origin";
-  std::string aligned = origin + " % " + elems + " == 0 && L_.stride[1] % " + elems + " == 0 && L_.stride[0] % " + elems + " == 0";
+  std::string aligned = lessPhase(k, "L_.origin") + " % " + elems + " == 0 && L_.stride[1] % " + elems + " == 0 && L_.stride[0] % " + elems + " == 0";
   for (const dag::Field& f : k.fields)
     if (!f.lowerRank()) aligned += " && reinterpret_cast<unsigned long>(" + cIdent(f.name) + ") % " + bytes + " == 0";
   return aligned;
@@ -244,13 +246,13 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
     p.line("// A box narrower than three quarters of a tile goes there too (most lanes of a tile would idle).");
     const std::string ringable = "!(" + narrowBox(vec, true) + ") && " + alignedCondition(k, per, "16");
     if (sp.tma) {
-      emitTmaLaunch(p, k, sp, kname, rows, vec, args, ringable + " && " + (layoutPhase(k) ? "(L_.pad[2] - kLayoutPhase)" : std::string("L_.pad[2]")) + " % " + per + " == 0", "the one-point kernel");
+      emitTmaLaunch(p, k, sp, kname, rows, vec, args, ringable + " && " + lessPhase(k, "L_.pad[2]") + " % " + per + " == 0", "the one-point kernel");
     } else if (slabs) {
       p.line("// Slab boxes (passes::chooseSlabTma; bench/results/2026-12-01-s15-slab-tma.md): thin along dim 0 (at most 64 planes)");
       p.line("// or dim 1 (at most two tile rows) and at least two tiles wide go to the kernel the accelerator feeds.");
       p.line("const bool slab_ = (B_.hi[0] - B_.lo[0] <= 64 || B_.hi[1] - B_.lo[1] <= 2 * kBlockY * " + std::to_string(rows) + ") && B_.hi[2] - B_.lo[2] >= 2 * kBlockX * " +
              std::to_string(vec) + ";");
-      emitTmaLaunch(p, k, spT, kname + "_tma", rows, vec, args, "slab_ && " + ringable + " && " + (layoutPhase(k) ? "(L_.pad[2] - kLayoutPhase)" : std::string("L_.pad[2]")) + " % " + per + " == 0",
+      emitTmaLaunch(p, k, spT, kname + "_tma", rows, vec, args, "slab_ && " + ringable + " && " + lessPhase(k, "L_.pad[2]") + " % " + per + " == 0",
                     "the cp.async kernel");
       p.openScope("else if (" + ringable + ")");
       emitStreamLaunch(p, kname, "B_", rows, vec, args, &sp, "", true);

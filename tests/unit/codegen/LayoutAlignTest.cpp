@@ -6,12 +6,19 @@
 
 #include "codegen/runtime/stnc_runtime.h"
 
+namespace {
+// makeLayout of extents n^3 (halo h on every axis) for elements of es bytes, aligned on column alignAt.
+stnc_rt::Layout cube(long n, int h, int es, long alignAt = 0) {
+  const long n3[3] = {n, n, n};
+  const int h3[3] = {h, h, h};
+  stnc_rt::Layout L{};
+  REQUIRE(stnc_rt::makeLayout(n3, h3, es, L, alignAt));
+  return L;
+}
+}  // namespace
+
 TEST_CASE("makeLayout: alignAt moves the 128-byte boundary from interior column 0 to the given column") {
-  const long n[3] = {800, 800, 800};
-  const int halo[3] = {4, 4, 4};
-  stnc_rt::Layout plain{}, aligned{};
-  REQUIRE(stnc_rt::makeLayout(n, halo, 4, plain));
-  REQUIRE(stnc_rt::makeLayout(n, halo, 4, aligned, 27));
+  const stnc_rt::Layout plain = cube(800, 4, 4), aligned = cube(800, 4, 4, 27);
   // Without it: 32 columns (128 bytes of f32) before column 0, phase 0.
   CHECK(plain.pad[2] == 32);
   CHECK(stnc_rt::at(plain, 0, 0, 0) % 32 == 0);
@@ -21,25 +28,16 @@ TEST_CASE("makeLayout: alignAt moves the 128-byte boundary from interior column 
   CHECK(aligned.dim[2] % 32 == 0);                // rows are still whole 128-byte lines
   CHECK(aligned.dim[2] >= aligned.pad[2] + 800 + 4);
   CHECK((aligned.origin - 5) % 32 == 0);  // what the CUDA launchers test before vectors and rings (kLayoutPhase 5)
-  // f64, halo 1, column 6: 2 columns of pad (16 per 128 bytes).
-  const int h1[3] = {1, 1, 1};
-  stnc_rt::Layout d{};
-  REQUIRE(stnc_rt::makeLayout(n, h1, 8, d, 6));
+  // f64, halo 1, column 6: 10 columns of pad (16 per 128 bytes).
+  const stnc_rt::Layout d = cube(800, 1, 8, 6);
   CHECK(d.pad[2] == 10);
   CHECK(stnc_rt::at(d, 0, 0, 6) % 16 == 0);
   // A column outside the interior is ignored (the small grids of a test): as without.
-  stnc_rt::Layout small{};
-  const long n4[3] = {4, 4, 4};
-  REQUIRE(stnc_rt::makeLayout(n4, halo, 4, small, 27));
-  CHECK(small.pad[2] == 32);
+  CHECK(cube(4, 4, 4, 27).pad[2] == 32);
 }
 
 TEST_CASE("alignCol: the greatest column at or before x on a multiple of w columns from a 128-byte boundary") {
-  const long n[3] = {8, 8, 800};
-  const int halo[3] = {0, 0, 4};
-  stnc_rt::Layout plain{}, aligned{};
-  REQUIRE(stnc_rt::makeLayout(n, halo, 4, plain));
-  REQUIRE(stnc_rt::makeLayout(n, halo, 4, aligned, 27));
+  const stnc_rt::Layout aligned = cube(800, 4, 4, 27);  // phase 5
   for (long x : {-5L, 0L, 26L, 27L, 28L, 63L, 64L, 91L, 772L})
     for (long w : {1L, 4L, 16L, 32L, 64L}) {
       CHECK(stnc_rt::alignCol(0, x, w) == stnc_rt::alignDown(x, w));  // phase 0: as before
