@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "passes/ChooseSchedule.h"
+#include "passes/Occupancy.h"
 #include "support/IntMath.h"
 
 namespace stnc::passes {
@@ -111,7 +112,8 @@ SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const
                " KiB budget" + (s.smem == 2 ? " of the policy (two blocks per SM; --smem=on allows " + std::to_string(kSmemBudget / 1024) + ")" : "");
     return plan;
   }
-  plan.blocksPerSm = static_cast<int>(std::min<long>(2048 / (s.blockX * s.blockY), (227L * 1024) / (plan.bytes + 1024)));
+  // Resident blocks by threads and shared memory alone (registers are ptxas's to tell: --verify-schedules).
+  plan.blocksPerSm = residentBlocks({static_cast<int>(s.blockX * s.blockY), 0, plan.bytes}, smLimits(90)).blocks;
   plan.ok = plan.blocksPerSm >= 1;
   if (!plan.ok) plan.why = "no block fits an SM";
   return plan;

@@ -32,6 +32,10 @@ TEST_CASE("residentBlocks: shared memory with the runtime's 1 KiB per block") {
   CHECK(residentBlocks({128, 32, 113 * 1024}, sm).blocks == 2);
   CHECK(residentBlocks({128, 32, 113 * 1024}, sm).limit == "shared memory");
   CHECK(residentBlocks({128, 32, 228 * 1024}, sm).blocks == 0);  // over the per-block maximum (227 KiB)
+  // The SM's 228 KiB, not the per-block 227: four blocks of 57120 bytes (+1 KiB each: 232576 bytes) fit
+  // (tests/gpu/mathfns.stn's rings; passes/SmemPlan's blocksPerSm said 3 before it used this model).
+  CHECK(residentBlocks({256, 0, 57120}, sm).blocks == 4);
+  CHECK(residentBlocks({256, 0, 57120}, sm).limit == "shared memory");
   // An sm_86 SM has 100 KiB and 1536 threads.
   CHECK(residentBlocks({128, 32, 40 * 1024}, smLimits(86)).blocks == 2);
   CHECK(residentBlocks({512, 32, 0}, smLimits(86)).blocks == 3);
