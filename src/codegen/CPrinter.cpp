@@ -31,6 +31,9 @@ void CPrinter::comment(const std::string& text) {
 }
 
 std::string literal(double v, dag::ElemType t) {
+  // An f32 kernel's constant is the f64 value rounded once to f32: beyond the f32 range that is an infinity
+  // (printed by name: "%g" would give "inf"; the lowering warns, warn_const_f32_range).
+  if (t == dag::ElemType::F32) v = static_cast<float>(v);
   if (std::isnan(v)) return t == dag::ElemType::F32 ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
   if (std::isinf(v)) {
     std::string s = t == dag::ElemType::F32 ? "__builtin_inff()" : "__builtin_inf()";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -129,6 +130,14 @@ class Lowerer {
     return true;
   }
 
+  // In an f32 stencil, a finite constant value that rounds to inf where it is used (written at `at`).
+  void checkF32Range(NodeId o, const Expr& at) {
+    if (!s_ || s_->type.name != "f32" || o == kNoNode || !ctx_.isConst(o) || ctx_.node(o).type != dag::Type::Real) return;
+    const double v = ctx_.node(o).value;
+    if (std::isfinite(v) && !std::isfinite(static_cast<float>(v)))
+      g_.diags.report(DiagId::warn_const_f32_range, at.loc) << formatNumber(v) << s_->id.name << (v > 0 ? "inf" : "-inf");
+  }
+
   NodeId real(const Expr& e, const Env* env, Offset shift) {
     NodeId id = eval(e, env, shift);
     if (id == kNoNode) return id;
@@ -187,9 +196,15 @@ class Lowerer {
   }
 
  private:
+  // The shortest decimal that reads back as v; inf, -inf and NaN by name.
   static std::string formatNumber(double v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
+    for (int p = 1; p <= 17; ++p) {
+      std::snprintf(buf, sizeof buf, "%.*g", p, v);
+      if (std::strtod(buf, nullptr) == v) break;
+    }
     return buf;
   }
 
@@ -421,7 +436,7 @@ class Lowerer {
       NodeId a = real(*e.args[1], env, shift);
       NodeId b = real(*e.args[2], env, shift);
       if (c == kNoNode || a == kNoNode || b == kNoNode) return kNoNode;
-      return ctx_.select(c, a, b);
+      return checked(ctx_.select(c, a, b), e, {c, a, b});
     }
     if (n == "weight") {
       if (!arity(1)) return kNoNode;
@@ -439,7 +454,7 @@ class Lowerer {
       NodeId a = real(*e.args[0], env, shift);
       NodeId b = e.args.size() > 1 ? real(*e.args[1], env, shift) : kNoNode;
       if (a == kNoNode || (e.args.size() > 1 && b == kNoNode)) return kNoNode;
-      return ctx_.apply(op, a, b);
+      return e.args.size() > 1 ? checked(ctx_.apply(op, a, b), e, {a, b}) : checked(ctx_.apply(op, a), e, {a});
     }
     auto it = g_.syms.defs.find(n);
     if (it == g_.syms.defs.end()) {
@@ -602,7 +617,7 @@ class Lowerer {
       return a == kNoNode ? a : ctx_.apply(Op::Not, a);
     }
     NodeId a = real(*e.args[0], env, shift);
-    return a == kNoNode ? a : ctx_.apply(Op::Neg, a);
+    return a == kNoNode ? a : checked(ctx_.apply(Op::Neg, a), e, {a});
   }
 
   NodeId evalBinary(const Expr& e, const Env* env, Offset shift) {
@@ -619,12 +634,38 @@ class Lowerer {
       b = real(*e.args[1], env, shift);
     }
     if (a == kNoNode || b == kNoNode) return kNoNode;
-    if (op == Op::Div && ctx_.isConst(a) && ctx_.isConst(b) && ctx_.node(b).value == 0.0) {
-      g_.diags.report(DiagId::err_div_zero, e.loc);
-      return kNoNode;
+    if (op == Op::Div && ctx_.isConst(b) && ctx_.node(b).value == 0.0) {
+      if (ctx_.isConst(a)) {
+        g_.diags.report(DiagId::err_div_zero, e.loc);
+        return kNoNode;
+      }
+      g_.diags.report(DiagId::warn_div_by_zero, e.loc);
     }
-    return ctx_.apply(op, a, b);
+    return checked(ctx_.apply(op, a, b), e, {a, b});
   }
+
+  // Constants that are not finite where the generated code uses them (docs/LANGUAGE.md: constants fold in
+  // float64, then round once to the stencil's type): a fold of finite constants that gives inf or NaN
+  // (sqrt(-1.0), log(0.0), exp(1000.0), 1e300 * 1e300) is reported where it happens, and in an f32 stencil a
+  // finite constant beyond the f32 range where it meets a field, param or let (folds may bring it back into
+  // range before that: 1e30 * 1e30 / 1e30 is fine).
+  NodeId checked(NodeId r, const Expr& e, std::initializer_list<NodeId> operands) {
+    if (r == kNoNode) return r;
+    auto finiteConst = [&](NodeId id) { return id == kNoNode || !ctx_.isConst(id) || std::isfinite(ctx_.node(id).value); };
+    const dag::Node& n = ctx_.node(r);
+    if (n.kind == dag::NodeKind::Const) {
+      if (n.type == dag::Type::Real && !std::isfinite(n.value) && std::all_of(operands.begin(), operands.end(), finiteConst))
+        g_.diags.report(DiagId::warn_const_not_finite, e.loc) << formatNumber(n.value);
+      return r;
+    }
+    size_t i = 0;
+    for (NodeId o : operands) {
+      checkF32Range(o, i < e.args.size() ? *e.args[i] : e);
+      ++i;
+    }
+    return r;
+  }
+
 
   Globals& g_;
   dag::Context& ctx_;
@@ -712,6 +753,7 @@ dag::Kernel lowerStencil(Globals& g, const ast::StencilDecl& s) {
   }
   for (auto& eq : s.equations) {
     NodeId v = l.real(*eq.value, nullptr, {});
+    l.checkF32Range(v, *eq.value);
     int region = -1;
     for (size_t r = 0; r < s.regions.size(); ++r)
       if (s.regions[r].id.name == eq.region.name) region = static_cast<int>(r);

@@ -92,3 +92,14 @@ TEST_CASE("infinities and NaN are spelled with builtins") {
   CHECK(literal(-HUGE_VAL, ElemType::F64) == "(-__builtin_inf())");
   CHECK(literal(NAN, ElemType::F32) == "__builtin_nanf(\"\")");
 }
+
+TEST_CASE("f32 literals beyond the f32 range are the infinity the rounding gives, printed by name") {
+  // 1e39 and exp(100) fold to finite f64 values; rounded to f32 they are inf ("%g" prints "inf", which
+  // made "inf.0f" in the generated code before session 40).
+  CHECK(literal(1e39, ElemType::F32) == "__builtin_inff()");
+  CHECK(literal(-2.6881171418161356e+43, ElemType::F32) == "(-__builtin_inff())");
+  CHECK(literal(1e39, ElemType::F64) == "1e+39");
+  // The largest f32 and a value that rounds down to it stay finite.
+  CHECK(readF32(literal(3.4028234663852886e+38, ElemType::F32)) == 3.4028234663852886e+38f);
+  CHECK(readF32(literal(3.4028235e+38, ElemType::F32)) == 3.4028234663852886e+38f);
+}
