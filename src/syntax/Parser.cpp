@@ -22,7 +22,11 @@ class ErrorCollector : public antlr4::BaseErrorListener {
   void syntaxError(antlr4::Recognizer*, antlr4::Token* tok, size_t line, size_t col, const std::string& msg,
                    std::exception_ptr) override {
     std::string m = msg;
-    if (tok && tok->getType() == StnLexer::BAD_CHAR) m = "unexpected character '" + tok->getText() + "'";
+    if (tok && tok->getType() == StnLexer::BAD_CHAR) {
+      m = "unexpected character '" + tok->getText() + "'";
+      // `5.` and `.5` (C allows both; docs/LANGUAGE.md: a decimal point is followed by a digit, preceded by one).
+      if (tok->getText() == "." && digitBeside(*tok)) m += ": a number's decimal point has a digit on each side (5.0, 0.5)";
+    }
     // `v[i+1, j] = ...`: only an equation starts a statement with a name, and it writes its output in place.
     static const std::regex indexedTarget("^no viable alternative at input '([A-Za-z_][A-Za-z_0-9]*)\\['$");
     std::smatch mm;
@@ -35,6 +39,16 @@ class ErrorCollector : public antlr4::BaseErrorListener {
   int count = 0;
 
  private:
+  static bool digitBeside(antlr4::Token& tok) {
+    antlr4::CharStream* in = tok.getInputStream();
+    auto digitAt = [&](size_t k) {
+      if (!in || k >= in->size()) return false;
+      const std::string c = in->getText(antlr4::misc::Interval(k, k));
+      return c.size() == 1 && c[0] >= '0' && c[0] <= '9';
+    };
+    const size_t at = tok.getStartIndex();
+    return (at > 0 && digitAt(at - 1)) || digitAt(at + 1);
+  }
   DiagEngine& diags_;
   uint32_t file_;
 };
