@@ -153,8 +153,16 @@ int runMain(int argc, char** argv) {
     int idx = k->paramIndex(name);
     if (idx < 0) return fail("'" + k->name + "' has no param '" + name + "'");
     double v;
-    if (!parseSignedNumber(value, v))
-      return fail("--param " + name + ": '" + value + "' is not a number");
+    if (!parseSignedNumber(value, v)) {
+      // 1e400 reads as a number beyond float64 (strtod: inf); "inf" and "nan" are words, not numbers here.
+      char* end = nullptr;
+      const bool huge = !value.empty() && std::isinf(std::strtod(value.c_str(), &end)) && *end == '\0' &&
+                        value.find_first_of("iInN") == std::string::npos;
+      return fail("--param " + name + ": '" + value + "' is " + (huge ? "beyond the float64 range" : "not a number"));
+    }
+    if (k->type == dag::ElemType::F32 && !std::isfinite(static_cast<float>(v)))
+      return fail("--param " + name + ": " + value + " is beyond the f32 range of stencil '" + k->name +
+                  "' (largest 3.4028235e+38)");
     pv[idx] = v;
     given[idx] = true;
   }

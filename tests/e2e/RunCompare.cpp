@@ -1594,8 +1594,17 @@ int errMissingArgs() {
   expect(!fs::exists(out), "an output was written without --in");
   expectFailure(with({"--in", "u=" + u, "--out", "unew=" + out, "--param", "nosuch=1", "--param", "dt=0.1"}),
                 {"nosuch"});
-  expectFailure(with({"--in", "u=" + u, "--out", "unew=" + out, "--param", "dt=abc"}), {"abc"});
+  expectFailure(with({"--in", "u=" + u, "--out", "unew=" + out, "--param", "dt=abc"}), {"abc", "not a number"});
   expect(!fs::exists(out), "an output was written with a bad --param");
+  expectFailure(with({"--in", "u=" + u, "--out", "unew=" + out, "--param", "dt=1e400"}), {"1e400", "float64 range"});
+  expect(!fs::exists(out), "an output was written with a --param beyond float64");
+  {  // An f32 stencil's param must be a finite f32 (1e39 would run as inf).
+    std::string f = writeInput(w, "f_f32", {39, 21, 25}, true), v = writeInput(w, "v_f32", {39, 21, 25}, true);
+    Proc q = runProcess({g_opt.stnc, "run", stn("inplace.stn"), "--stencil", "relax", "--size", "37x19x23", "--in",
+                         "f=" + f, "--in", "v=" + v, "--out", "v=" + out, "--param", "omega=-1e39"});
+    expectFailure(q, {"-1e39", "f32 range", "relax"});
+    expect(!fs::exists(out), "an output was written with a --param beyond f32");
+  }
   Proc p = runProcess({g_opt.stnc, "run", stn("both.stn"), "--stencil", "nosuch", "--size", "4x4x4"});
   expectFailure(p, {"nosuch", "sA", "sB", "both"});
   p = runProcess({g_opt.stnc, "run", stn("heat3d.stn"), "-I", g_opt.stdlib, "--stencil", "heat3d", "--size", "37x19",
