@@ -81,6 +81,15 @@ bool writeFilesAtomically(const std::vector<std::pair<std::string, std::string>>
       }
       std::error_code ec;
       fs::create_directories(parent, ec);
+      // `-o FILE`: an output directory that exists as something else (create_directories cannot make it).
+      for (fs::path p = parent; !p.empty(); p = p.parent_path()) {
+        if (exists(p.string()) && !isDirectory(p.string())) {
+          error = "cannot write '" + path + "': '" + p.string() + "' is not a directory";
+          cleanup();
+          return false;
+        }
+        if (p == p.parent_path()) break;
+      }
       for (size_t m = missing.size(); m-- > 0;)
         if (isDirectory(missing[m].string())) createdDirs.push_back(missing[m]);
     }

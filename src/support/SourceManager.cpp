@@ -1,5 +1,6 @@
 #include "support/SourceManager.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +12,8 @@ uint32_t SourceManager::add(std::string path, std::string text) {
 }
 
 uint32_t SourceManager::load(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return 0;  // an ifstream opens a directory and reads nothing
   std::ifstream in(path, std::ios::binary);
   if (!in) return 0;
   std::ostringstream ss;

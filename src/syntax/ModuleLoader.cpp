@@ -65,7 +65,8 @@ class Loader {
       if (byPath_.count(key2)) continue;  // already imported: once per file
       uint32_t f = sm_.load(found);
       if (f == 0) {
-        diags_.report(DiagId::err_cannot_read, imp.loc) << found;
+        std::error_code ec;
+        diags_.report(fs::is_directory(found, ec) ? DiagId::err_is_directory : DiagId::err_cannot_read, imp.loc) << found;
         ok_ = false;
         continue;
       }
@@ -119,7 +120,8 @@ std::optional<ast::Program> loadProgram(const std::string& mainPath, const LoadO
                                         DiagEngine& diags) {
   uint32_t f = sm.load(mainPath);
   if (f == 0) {
-    diags.report(DiagId::err_cannot_read, {}) << mainPath;
+    std::error_code ec;
+    diags.report(fs::is_directory(mainPath, ec) ? DiagId::err_is_directory : DiagId::err_cannot_read, {}) << mainPath;
     return std::nullopt;
   }
   ast::Program prog;

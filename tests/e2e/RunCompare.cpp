@@ -1727,6 +1727,16 @@ int errCompileKeepsOutputs() {
                   "b=" + prev.string()});
   expectFailure(p, {"keep.stn:1:", ": error: "});
   expect(readFile(prev) == "previous contents", "a failed stnc run overwrote an output file");
+  // A directory given as the source (an ifstream reads it as an empty file: it compiled to empty outputs).
+  const fs::path dirOut = w / "dirout";
+  p = runProcess({g_opt.stnc, w.string(), "-o", dirOut.string()});
+  expectFailure(p, {"is a directory, not a .stn file"});
+  expect(!fs::exists(dirOut), "compiling a directory created the output directory");
+  // -o naming an existing file.
+  writeFile(src, "stencil keep(i, j) { in a; out b; b = a[i+1,j] - a[i-1,j]; }\n");
+  p = runProcess({g_opt.stnc, src.string(), "-o", prev.string()});
+  expectFailure(p, {"prev.npy' is not a directory"});
+  expect(readFile(prev) == "previous contents", "-o FILE changed the file");
   std::cout << "e2e: PASS err_compile_keeps_outputs\n";
   return 0;
 }
