@@ -82,6 +82,9 @@ fragment HEX   : [0-9a-fA-F] ;
 
 LINE_COMMENT  : '//' ~[\r\n]* -> skip ;
 BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
+// A /* that no */ closes: everything to the end of the file, without a */ inside (so a closed comment never
+// matches it); the parser rejects the token and the error names it (syntax/Parser.cpp).
+UNCLOSED_COMMENT : '/*' (~'*' | '*'+ ~[*/])* '*'* EOF ;
 WS            : [ \t\r\n]+ -> skip ;
 // Anything else becomes one token that the parser rejects with a located error.
 BAD_CHAR : . ;

@@ -22,6 +22,7 @@ class ErrorCollector : public antlr4::BaseErrorListener {
   void syntaxError(antlr4::Recognizer*, antlr4::Token* tok, size_t line, size_t col, const std::string& msg,
                    std::exception_ptr) override {
     std::string m = msg;
+    if (tok && tok->getType() == StnLexer::UNCLOSED_COMMENT) m = "unterminated /* comment (no */ before the end of the file)";
     if (tok && tok->getType() == StnLexer::BAD_CHAR) {
       m = "unexpected character '" + tok->getText() + "'";
       // `5.` and `.5` (C allows both; docs/LANGUAGE.md: a decimal point is followed by a digit, preceded by one).
