@@ -30,4 +30,15 @@ bool parseLongList(const std::string& text, char sep, std::vector<long>& values,
   }
 }
 
+CLI::Validator wholeAtLeast(long lo) {
+  return CLI::Validator(
+      [lo](std::string& text) -> std::string {
+        std::vector<long> v;
+        std::string bad;
+        if (parseLongList(text, ',', v, bad) && v.size() == 1 && v[0] >= lo) return "";
+        return "expected a whole number >= " + std::to_string(lo) + ", got '" + text + "'";
+      },
+      "INT>=" + std::to_string(lo));
+}
+
 }  // namespace stnc::driver

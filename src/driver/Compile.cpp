@@ -10,6 +10,7 @@
 #include "codegen/Backends.h"
 #include "codegen/mpi/MpiLauncher.h"
 #include "dag/Printer.h"
+#include "driver/ArgText.h"
 #include "driver/Autotune.h"
 #include "driver/Driver.h"
 #include "driver/Files.h"
@@ -70,7 +71,7 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
       ->capture_default_str();
   app.add_option("--block", block, "CUDA thread block XxY over the two innermost axes (default: the policy's per kernel, e.g. 32x8 naive, 16x16 for rings of reach 4, 64x4 for f64 rings of reach 1, 32x8 for f32 rings of reach 1-3; --report shows it)");
   app.add_option("--chunk", fe.schedule.chunk, "stream: points of the first axis per block (default: from the SM count)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(wholeAtLeast(0));
   app.add_option("--prefetch", fe.schedule.prefetch, "stream: planes the register queues load ahead of use (more bytes in flight); with shared-memory rings: "
                  "planes of cp.async copies in flight (default 2; 3 for f64 rings of in-plane reach 1 and f32 rings of reach 1-3)")
       ->check(CLI::Range(0, 8));

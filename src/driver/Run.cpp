@@ -101,11 +101,11 @@ int runMain(int argc, char** argv) {
   app.add_option("--out", outs, "NAME=FILE.npy for each field to write (interior-shaped)");
   app.add_option("--param", params, "NAME=VALUE for every param");
   app.add_option("--steps", steps, "Run N time steps (fill boundaries, sweep, swap) instead of one sweep")
-      ->check(CLI::NonNegativeNumber);
+      ->check(wholeAtLeast(0));
   app.add_option("--source", sources,
                  "FIELD@I,J,K=WAVELET.npy (or =VALUE): after step t's sweep, add WAVELET[t] to FIELD at interior point "
                  "(I,J,K); repeatable; needs --steps");
-  app.add_option("--bench", bench, "Also time R sweeps (median ms per sweep and GB/s; on the GPU each sweep starts with a cold L2)")->check(CLI::NonNegativeNumber);
+  app.add_option("--bench", bench, "Also time R sweeps (median ms per sweep and GB/s; on the GPU each sweep starts with a cold L2)")->check(wholeAtLeast(0));
   app.add_flag("-v,--verbose", verbose, "Print the compiler commands");
   app.add_option("-I,--include", fe.includeDirs, "Directory searched for imports");
   app.add_option("--stdlib", fe.stdlibDir, "The stdlib directory searched last for imports");

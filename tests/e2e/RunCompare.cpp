@@ -1535,8 +1535,9 @@ std::string writeInput(const fs::path& dir, const std::string& name, const std::
   return p.string();
 }
 
-void expectFailure(const Proc& p, const std::vector<std::string>& mustContain) {
-  expect(p.status == 1, "expected exit status 1, got " + std::to_string(p.status));
+// Errors exit 1; command-line usage errors that CLI11 reports itself (a check on an option's value) exit 105.
+void expectFailure(const Proc& p, const std::vector<std::string>& mustContain, int status = 1) {
+  expect(p.status == status, "expected exit status " + std::to_string(status) + ", got " + std::to_string(p.status));
   for (const std::string& s : mustContain) expect(contains(p.output, s), "the error output does not mention '" + s + "'");
 }
 
@@ -1596,6 +1597,9 @@ int errMissingArgs() {
                 {"nosuch"});
   expectFailure(with({"--in", "u=" + u, "--out", "unew=" + out, "--param", "dt=abc"}), {"abc", "not a number"});
   expect(!fs::exists(out), "an output was written with a bad --param");
+  expectFailure(with({"--in", "u=" + u, "--out", "unew=" + out, "--param", "dt=0.1", "--steps", "-1"}),
+                {"--steps", "whole number >= 0", "'-1'"}, 105);
+  expect(!fs::exists(out), "an output was written with --steps -1");
   expectFailure(with({"--in", "u=" + u, "--out", "unew=" + out, "--param", "dt=1e400"}), {"1e400", "float64 range"});
   expect(!fs::exists(out), "an output was written with a --param beyond float64");
   {  // An f32 stencil's param must be a finite f32 (1e39 would run as inf).
