@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <set>
 
+#include "lower/ConstantChecks.h"
 #include "sema/ScheduleArgs.h"
 #include "support/Error.h"
 #include "support/Suggest.h"
@@ -130,12 +130,9 @@ class Lowerer {
     return true;
   }
 
-  // In an f32 stencil, a finite constant value that rounds to inf where it is used (written at `at`).
+  // In an f32 stencil, a finite constant beyond the f32 range used at `at` (lower/ConstantChecks).
   void checkF32Range(NodeId o, const Expr& at) {
-    if (!s_ || s_->type.name != "f32" || o == kNoNode || !ctx_.isConst(o) || ctx_.node(o).type != dag::Type::Real) return;
-    const double v = ctx_.node(o).value;
-    if (std::isfinite(v) && !std::isfinite(static_cast<float>(v)))
-      g_.diags.report(DiagId::warn_const_f32_range, at.loc) << formatNumber(v) << s_->id.name << (v > 0 ? "inf" : "-inf");
+    if (s_ && s_->type.name == "f32") warnF32Range(ctx_, g_.diags, o, s_->id.name, at.loc);
   }
 
   NodeId real(const Expr& e, const Env* env, Offset shift) {
@@ -196,18 +193,6 @@ class Lowerer {
   }
 
  private:
-  // The shortest decimal that reads back as v; inf, -inf and NaN by name.
-  static std::string formatNumber(double v) {
-    if (std::isnan(v)) return "NaN";
-    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    char buf[64];
-    for (int p = 1; p <= 17; ++p) {
-      std::snprintf(buf, sizeof buf, "%.*g", p, v);
-      if (std::strtod(buf, nullptr) == v) break;
-    }
-    return buf;
-  }
-
   NodeId fieldAccess(const std::string& name, Loc loc, Offset off) {
     ast::FieldRole r = fieldRoles_.at(name);
     if (r == ast::FieldRole::Out) {
@@ -644,18 +629,11 @@ class Lowerer {
     return checked(ctx_.apply(op, a, b), e, {a, b});
   }
 
-  // Constants that are not finite where the generated code uses them (docs/LANGUAGE.md: constants fold in
-  // float64, then round once to the stencil's type): a fold of finite constants that gives inf or NaN
-  // (sqrt(-1.0), log(0.0), exp(1000.0), 1e300 * 1e300) is reported where it happens, and in an f32 stencil a
-  // finite constant beyond the f32 range where it meets a field, param or let (folds may bring it back into
-  // range before that: 1e30 * 1e30 / 1e30 is fine).
+  // A node just built from `operands` for e: the constant checks of lower/ConstantChecks.h.
   NodeId checked(NodeId r, const Expr& e, std::initializer_list<NodeId> operands) {
     if (r == kNoNode) return r;
-    auto finiteConst = [&](NodeId id) { return id == kNoNode || !ctx_.isConst(id) || std::isfinite(ctx_.node(id).value); };
-    const dag::Node& n = ctx_.node(r);
-    if (n.kind == dag::NodeKind::Const) {
-      if (n.type == dag::Type::Real && !std::isfinite(n.value) && std::all_of(operands.begin(), operands.end(), finiteConst))
-        g_.diags.report(DiagId::warn_const_not_finite, e.loc) << formatNumber(n.value);
+    if (ctx_.isConst(r)) {
+      warnNotFiniteFold(ctx_, g_.diags, r, operands, e.loc);
       return r;
     }
     size_t i = 0;
