@@ -42,7 +42,7 @@ std::string literal(double v, dag::ElemType t) {
   char buf[64];
   std::string s;
   if (t == dag::ElemType::F32) {
-    float f = static_cast<float>(v);
+    const float f = static_cast<float>(v);  // exact: v was rounded to f32 above
     for (int p = 1; p <= 9; ++p) {
       std::snprintf(buf, sizeof buf, "%.*g", p, static_cast<double>(f));
       if (std::strtof(buf, nullptr) == f) break;

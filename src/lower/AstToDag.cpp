@@ -644,7 +644,6 @@ class Lowerer {
     return r;
   }
 
-
   Globals& g_;
   dag::Context& ctx_;
   // The names a value may use here, for "did you mean" notes: the bindings in env (offset variables, def

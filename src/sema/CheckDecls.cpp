@@ -32,8 +32,8 @@ class DeclChecker {
     for (auto& s : m.stencils) checkStencil(s);
     for (auto& g : m.groups) checkGroup(g);
     checkSchedules(m);
-    // `stnc lib.stn` on a file of consts, defs and offsets (or an empty one, or a directory's worth of nothing):
-    // it compiles, but the generated files declare no kernel.
+    // `stnc lib.stn` on a file of consts, defs and offsets (or an empty one): it compiles, but the generated
+    // files declare no kernel.
     if (m.stencils.empty() && !prog.files.empty() && !diags_.hasErrors()) diags_.report(DiagId::warn_no_stencil, {prog.files.front(), 1, 1});
     return syms_;
   }
