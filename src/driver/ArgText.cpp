@@ -2,15 +2,17 @@
 
 #include <cstdlib>
 
-#include "syntax/Parser.h"
-
 namespace stnc::driver {
 
-bool parseSignedNumber(const std::string& text, double& value) {
-  if (parseNumber(text, value)) return true;
-  if (text.empty() || text[0] != '-' || !parseNumber(text.substr(1), value)) return false;
-  value = -value;
-  return true;
+NumberRead readSignedNumber(const std::string& text, double& value) {
+  const bool minus = !text.empty() && text[0] == '-';
+  const NumberRead r = readNumber(minus ? text.substr(1) : text, value);
+  if (minus) value = -value;
+  return r;
+}
+
+std::string notANumberReason(NumberRead r) {
+  return r == NumberRead::Overflow ? "beyond the float64 range" : "not a number";
 }
 
 bool parseLongList(const std::string& text, char sep, std::vector<long>& values, std::string& bad) {

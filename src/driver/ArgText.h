@@ -4,11 +4,17 @@
 #include <string>
 #include <vector>
 
+#include "syntax/Parser.h"
+
 namespace stnc::driver {
 
-// A number in any literal form of the language (decimal, exponent, hex float; parseNumber), with an
-// optional leading '-'; false if malformed.
-bool parseSignedNumber(const std::string& text, double& value);
+// A number in any literal form of the language (decimal, exponent, hex float; readNumber), with an optional
+// leading '-': Ok, Underflow (value -0 or 0), Overflow or Malformed.
+NumberRead readSignedNumber(const std::string& text, double& value);
+
+// What a --param or wavelet value that is not a number is, for the message: "beyond the float64 range" or
+// "not a number".
+std::string notANumberReason(NumberRead r);
 
 // Integers separated by `sep` ("64x64x64" with 'x', "3,4,5" with ','); false with the first part that is
 // not an integer (empty parts included) in `bad`.

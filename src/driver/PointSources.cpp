@@ -12,9 +12,14 @@ namespace {
 // The wavelet of one source: `steps` values from a .npy file or a constant.
 bool readWave(const std::string& text, long steps, std::vector<double>& wave, std::string& error) {
   double c;
-  if (parseSignedNumber(text, c)) {
+  const NumberRead r = readSignedNumber(text, c);
+  if (r == NumberRead::Ok || r == NumberRead::Underflow) {
     wave.insert(wave.end(), static_cast<size_t>(steps), c);
     return true;
+  }
+  if (r == NumberRead::Overflow) {  // a number, not a file name
+    error = "'" + text + "' is " + notANumberReason(r);
+    return false;
   }
   NpyArray a;
   if (!readNpy(text, a, error)) return false;

@@ -74,6 +74,7 @@ bool kernelLayout(const dag::Kernel& k, const long* n, stnc_rt::Layout& L) {
 int runMain(int argc, char** argv) {
   CLI::App app{"stnc run — compile one stencil (or group) and run it on .npy data.\n\n"
                "  stnc run heat.stn --stencil heat3d --size 64x64x64 --in u=u.npy --out unew=unew.npy --param dt=0.1\n\n"
+               "--stencil may be left out when the file declares one stencil (or group).\n"
                "Inputs are .npy arrays of the stencil's dtype shaped n + 2*halo per axis (the halo values are the\n"
                "boundary); an interior-shaped array is accepted where a boundary rule fills the halo. Outputs are\n"
                "written interior-shaped. Without --steps one sweep runs (after boundary fills); with --steps N,\n"
@@ -91,7 +92,7 @@ int runMain(int argc, char** argv) {
   std::string block;
   addScheduleOptions(app, fe, block);
   app.add_option("file", input, "The .stn source file")->required();
-  app.add_option("--stencil", stencil, "The stencil or group to run")->required();
+  app.add_option("--stencil", stencil, "The stencil or group to run (may be left out when the file has only one)");
   app.add_option("--size", size, "Interior extents, one per axis: 64x64x64")->required();
   app.add_option("--backend", backend, "cpu (OpenMP C++), cuda (needs nvcc and a GPU) or interp (the reference interpreter)")
       ->check(CLI::IsMember({"cpu", "cuda", "interp"}))
@@ -119,12 +120,14 @@ int runMain(int argc, char** argv) {
   fe.schedule.smVersion = passes::smVersionOf(arch);
   std::optional<dag::Module> m = fe.compile(input);
   if (!m) return 1;
-  const dag::Kernel* k = m->find(stencil);
-  if (!k) {
-    std::string names;
-    for (const dag::Kernel& x : m->kernels) names += (names.empty() ? "" : ", ") + x.name;
-    return fail("no stencil or group named '" + stencil + "' (available: " + names + ")");
-  }
+  std::string names;
+  for (const dag::Kernel& x : m->kernels) names += (names.empty() ? "" : ", ") + x.name;
+  if (m->kernels.empty()) return fail("'" + input + "' declares no stencil or group to run");
+  if (stencil.empty() && m->kernels.size() > 1)
+    return fail("'" + input + "' declares " + std::to_string(m->kernels.size()) + " stencils or groups (" + names +
+                "): name one with --stencil");
+  const dag::Kernel* k = stencil.empty() ? &m->kernels.front() : m->find(stencil);
+  if (!k) return fail("no stencil or group named '" + stencil + "' (available: " + names + ")");
 
   // Extents.
   std::vector<long> n;
@@ -153,13 +156,8 @@ int runMain(int argc, char** argv) {
     int idx = k->paramIndex(name);
     if (idx < 0) return fail("'" + k->name + "' has no param '" + name + "'");
     double v;
-    if (!parseSignedNumber(value, v)) {
-      // 1e400 reads as a number beyond float64 (strtod: inf); "inf" and "nan" are words, not numbers here.
-      char* end = nullptr;
-      const bool huge = !value.empty() && std::isinf(std::strtod(value.c_str(), &end)) && *end == '\0' &&
-                        value.find_first_of("iInN") == std::string::npos;
-      return fail("--param " + name + ": '" + value + "' is " + (huge ? "beyond the float64 range" : "not a number"));
-    }
+    if (const NumberRead r = readSignedNumber(value, v); r == NumberRead::Overflow || r == NumberRead::Malformed)
+      return fail("--param " + name + ": '" + value + "' is " + notANumberReason(r));
     if (k->type == dag::ElemType::F32 && !std::isfinite(static_cast<float>(v)))
       return fail("--param " + name + ": " + value + " is beyond the f32 range of stencil '" + k->name +
                   "' (largest 3.4028235e+38)");

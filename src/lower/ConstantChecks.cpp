@@ -30,8 +30,11 @@ void warnNotFiniteFold(const dag::Context& ctx, DiagEngine& diags, dag::NodeId r
 void warnF32Range(const dag::Context& ctx, DiagEngine& diags, dag::NodeId value, const std::string& stencil, Loc at) {
   if (value == dag::kNoNode || !ctx.isConst(value) || ctx.node(value).type != dag::Type::Real) return;
   const double v = ctx.node(value).value;
-  if (std::isfinite(v) && !std::isfinite(static_cast<float>(v)))
+  const float f = static_cast<float>(v);
+  if (std::isfinite(v) && !std::isfinite(f))
     diags.report(DiagId::warn_const_f32_range, at) << formatNumber(v) << stencil << (v > 0 ? "inf" : "-inf");
+  else if (v != 0 && f == 0)
+    diags.report(DiagId::warn_const_f32_underflow, at) << formatNumber(v) << stencil << (v > 0 ? "0" : "-0");
 }
 
 }  // namespace stnc::lower

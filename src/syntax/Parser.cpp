@@ -1,6 +1,7 @@
 #include "syntax/Parser.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cmath>
 #include <cstdlib>
@@ -286,7 +287,12 @@ class AstBuilder {
     if (auto* x = dynamic_cast<P::NumberPrimContext*>(c)) {
       ast::Expr e = node(ast::ExprKind::Number, loc(x));
       e.text = x->getText();
-      if (!parseNumber(e.text, e.number)) diags_.report(DiagId::err_bad_number, e.loc) << e.text;
+      switch (readNumber(e.text, e.number)) {
+        case NumberRead::Ok: break;
+        case NumberRead::Underflow: diags_.report(DiagId::warn_number_underflow, e.loc) << e.text; break;
+        case NumberRead::Overflow: diags_.report(DiagId::err_number_overflow, e.loc) << e.text; break;
+        case NumberRead::Malformed: diags_.report(DiagId::err_bad_number, e.loc) << e.text; break;
+      }
       return make(std::move(e));
     }
     if (auto* x = dynamic_cast<P::IndexPrimContext*>(c)) {
@@ -361,11 +367,24 @@ class GuardedParser : public StnParser {
 
 }  // namespace
 
-bool parseNumber(const std::string& text, double& value) {
-  if (text.empty()) return false;
+NumberRead readNumber(const std::string& text, double& value) {
+  // strtod reads decimal and hex floats correctly rounded, but also leading blanks, a sign, "inf", "nan" and
+  // "infinity": the literal's grammar admits none of them, so neither does this.
+  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.'))
+    return NumberRead::Malformed;
+  if (text.find_first_of("iInN") != std::string::npos) return NumberRead::Malformed;
   char* end = nullptr;
-  value = std::strtod(text.c_str(), &end);  // strtod reads decimal and hex floats exactly (correctly rounded)
-  return end && *end == '\0' && std::isfinite(value);  // 1e999 is an error, not infinity
+  value = std::strtod(text.c_str(), &end);
+  if (!end || *end != '\0') return NumberRead::Malformed;
+  if (std::isinf(value)) return NumberRead::Overflow;  // 1e999 is an error, not infinity
+  if (value == 0.0) {  // a nonzero mantissa that rounds to 0 (1e-400, 0x1p-1075) underflowed
+    const bool hex = text.size() > 1 && (text[1] == 'x' || text[1] == 'X');
+    const size_t from = hex ? 2 : 0, to = text.find_first_of(hex ? "pP" : "eE");
+    const std::string mantissa = text.substr(from, to == std::string::npos ? std::string::npos : to - from);
+    if (mantissa.find_first_of(hex ? "123456789abcdefABCDEF" : "123456789") != std::string::npos)
+      return NumberRead::Underflow;
+  }
+  return NumberRead::Ok;
 }
 
 std::optional<ast::Module> parseModule(const SourceManager& sm, uint32_t file, DiagEngine& diags) {

@@ -11,7 +11,12 @@ namespace stnc {
 
 std::optional<ast::Module> parseModule(const SourceManager& sm, uint32_t file, DiagEngine& diags);
 
-// Parses a number literal (decimal, exponent or hex float) exactly; false if malformed.
-bool parseNumber(const std::string& text, double& value);
+// What a number literal's text reads as: a float64 (nonzero literals below the smallest subnormal read as 0:
+// Underflow), or nothing (Malformed; Overflow beyond the largest float64, which would read as infinity).
+enum class NumberRead { Ok, Underflow, Overflow, Malformed };
+
+// Reads a number literal (decimal, exponent or hex float) exactly, correctly rounded; `value` is set for Ok and
+// Underflow (0).
+NumberRead readNumber(const std::string& text, double& value);
 
 }  // namespace stnc

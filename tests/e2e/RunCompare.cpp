@@ -1611,6 +1611,13 @@ int errMissingArgs() {
   }
   Proc p = runProcess({g_opt.stnc, "run", stn("both.stn"), "--stencil", "nosuch", "--size", "4x4x4"});
   expectFailure(p, {"nosuch", "sA", "sB", "both"});
+  // --stencil may be left out only when the file declares one stencil or group.
+  p = runProcess({g_opt.stnc, "run", stn("both.stn"), "--size", "4x4x4"});
+  expectFailure(p, {"3 stencils or groups", "sA, sB, both", "--stencil"});
+  p = runProcess({g_opt.stnc, "run", stn("heat3d.stn"), "-I", g_opt.stdlib, "--size", "37x19x23", "--in", "u=" + u,
+                  "--out", "unew=" + out, "--param", "dt=0.1"});
+  expect(p.status == 0 && fs::exists(out), "heat3d.stn (one stencil) did not run without --stencil: " + p.output);
+  fs::remove(out);
   p = runProcess({g_opt.stnc, "run", stn("heat3d.stn"), "-I", g_opt.stdlib, "--stencil", "heat3d", "--size", "37x19",
                   "--in", "u=" + u, "--out", "unew=" + out, "--param", "dt=0.1"});
   expectFailure(p, {"--size"});
@@ -1645,6 +1652,7 @@ int errBadSources() {
   expectFailure(with({"--steps", "4", "--source", "unew@1,1=" + wave3}), {"3 values", "--steps 4"});
   expectFailure(with({"--steps", "2", "--source", "unew@1,1=" + wave2d}), {"1-D"});
   expectFailure(with({"--steps", "2", "--source", "unew@1,1=" + (w / "missing.npy").string()}), {"missing.npy"});
+  expectFailure(with({"--steps", "2", "--source", "unew@1,1=-1e999"}), {"'-1e999'", "float64 range"});
   std::cout << "e2e: PASS err_bad_sources\n";
   return 0;
 }

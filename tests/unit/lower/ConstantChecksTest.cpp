@@ -56,10 +56,21 @@ TEST_CASE("warnNotFiniteFold: only a fold that turned finite constants into inf 
 TEST_CASE("warnF32Range: finite constants that f32 cannot hold") {
   Checks c;
   lower::warnF32Range(c.ctx, c.diags, c.ctx.constant(3.4028234663852886e+38), "s", c.at);  // the largest f32
-  lower::warnF32Range(c.ctx, c.diags, c.ctx.constant(1e-50), "s", c.at);                   // underflows to 0: quiet
+  lower::warnF32Range(c.ctx, c.diags, c.ctx.constant(1e-45), "s", c.at);                   // an f32 subnormal
+  lower::warnF32Range(c.ctx, c.diags, c.ctx.constant(0.0), "s", c.at);
   lower::warnF32Range(c.ctx, c.diags, c.ctx.constant(std::numeric_limits<double>::infinity()), "s", c.at);
   CHECK(c.warnings() == 0);
   lower::warnF32Range(c.ctx, c.diags, c.ctx.constant(-1e39), "s", c.at);
   CHECK(c.warnings() == 1);
   CHECK(c.last() == "constant -1e+39 is beyond the f32 range: the f32 stencil 's' computes with -inf here");
+}
+
+TEST_CASE("warnF32Range: nonzero constants that f32 rounds to zero") {
+  Checks c;
+  lower::warnF32Range(c.ctx, c.diags, c.ctx.constant(1e-50), "s", c.at);
+  CHECK(c.warnings() == 1);
+  CHECK(c.last() == "constant 1e-50 is below the smallest f32 (1.4e-45): the f32 stencil 's' computes with 0 here");
+  lower::warnF32Range(c.ctx, c.diags, c.ctx.constant(-5e-324), "s", c.at);  // the smallest float64 subnormal
+  CHECK(c.warnings() == 2);
+  CHECK(c.last() == "constant -5e-324 is below the smallest f32 (1.4e-45): the f32 stencil 's' computes with -0 here");
 }

@@ -129,13 +129,24 @@ TEST_CASE("numbers are read exactly: decimals, exponents, hex floats") {
   CHECK(sexpr("0x1.8p-2") == "0x1.8p-2");
 }
 
-TEST_CASE("parseNumber rejects malformed text") {
-  double v = 0;
-  CHECK(parseNumber("0.25", v));
+TEST_CASE("readNumber: malformed text, float64 overflow and underflow told apart") {
+  double v = 1;
+  CHECK(readNumber("0.25", v) == NumberRead::Ok);
   CHECK(v == 0.25);
-  CHECK_FALSE(parseNumber("", v));
-  CHECK_FALSE(parseNumber("1.5x", v));
-  CHECK_FALSE(parseNumber("abc", v));
+  CHECK(readNumber("0x1.8p-2", v) == NumberRead::Ok);
+  CHECK(v == 0.375);
+  CHECK(readNumber("0.0e-999", v) == NumberRead::Ok);  // zero written small is still zero
+  CHECK(readNumber("0x0p-2000", v) == NumberRead::Ok);
+  CHECK(readNumber("1e-310", v) == NumberRead::Ok);  // subnormal: representable
+  CHECK(v > 0);
+  CHECK(readNumber("1e-400", v) == NumberRead::Underflow);
+  CHECK(v == 0);
+  CHECK(readNumber("0x1p-1080", v) == NumberRead::Underflow);
+  CHECK(readNumber("0xep-1080", v) == NumberRead::Underflow);  // 'e' is a hex digit, not an exponent
+  CHECK(readNumber("1e400", v) == NumberRead::Overflow);
+  CHECK(readNumber("0x1p2000", v) == NumberRead::Overflow);
+  for (const char* bad : {"", "1.5x", "abc", "inf", "nan", " 1", "+1", "-1", "1e", "0x"})
+    CHECK_MESSAGE(readNumber(bad, v) == NumberRead::Malformed, bad);
 }
 
 TEST_CASE("line and block comments are skipped anywhere") {
