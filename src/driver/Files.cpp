@@ -29,6 +29,16 @@ bool exists(const std::string& p) {
   return ::lstat(p.c_str(), &st) == 0;
 }
 
+// Why `dir` could not be created: `-o FILE` names an ancestor that exists as something else, or the
+// file system refused (create_directories' error).
+std::string whyNoDirectory(const fs::path& dir, const std::error_code& ec) {
+  for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
+    if (exists(p.string()) && !isDirectory(p.string())) return "'" + p.string() + "' is not a directory";
+    if (p == p.parent_path()) break;
+  }
+  return "cannot create directory '" + dir.string() + "'" + (ec ? ": " + ec.message() : "");
+}
+
 }  // namespace
 
 RenameFn setRenameForTesting(RenameFn fn) {
@@ -81,14 +91,10 @@ bool writeFilesAtomically(const std::vector<std::pair<std::string, std::string>>
       }
       std::error_code ec;
       fs::create_directories(parent, ec);
-      // `-o FILE`: an output directory that exists as something else (create_directories cannot make it).
-      for (fs::path p = parent; !p.empty(); p = p.parent_path()) {
-        if (exists(p.string()) && !isDirectory(p.string())) {
-          error = "cannot write '" + path + "': '" + p.string() + "' is not a directory";
-          cleanup();
-          return false;
-        }
-        if (p == p.parent_path()) break;
+      if (!isDirectory(parent.string())) {
+        error = "cannot write '" + path + "': " + whyNoDirectory(parent, ec);
+        cleanup();
+        return false;
       }
       for (size_t m = missing.size(); m-- > 0;)
         if (isDirectory(missing[m].string())) createdDirs.push_back(missing[m]);

@@ -58,6 +58,18 @@ TEST_CASE("an existing file is untouched when a later file of the batch cannot b
   CHECK(entryCount(dir.path) == 2);
 }
 
+TEST_CASE("a blocking file several directories up is named, and the directories made on the way are removed") {
+  test::TempDir dir;
+  std::string a = (dir.path / "made" / "a.h").string();
+  dir.write("blocker", "x");
+  std::string b = (dir.path / "blocker" / "x" / "y" / "b.cpp").string();
+  std::string error;
+  CHECK_FALSE(driver::writeFilesAtomically({{a, "A"}, {b, "B"}}, error));
+  CHECK(error.find("'" + (dir.path / "blocker").string() + "' is not a directory") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir.path / "made"));
+  CHECK(entryCount(dir.path) == 1);
+}
+
 TEST_CASE("a new file is not created when another file of the batch fails") {
   test::TempDir dir;
   dir.write("blocker", "x");
