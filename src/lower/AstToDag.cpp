@@ -23,6 +23,8 @@ using dag::Op;
 
 constexpr size_t kMaxNodes = 4'000'000;
 constexpr long kMaxSumTerms = 100'000;
+// Index offsets, sum bounds, array indices and radii beyond this are certainly mistakes (a halo of a million cells).
+constexpr long kMaxCompileTimeInt = 1'000'000;
 constexpr long kMaxEvals = 1'000'000;  // expansion work (nested defs can double it per level)
 constexpr int kMaxEvalDepth = 2'000;     // nesting of the expression being lowered (stack use)
 
@@ -122,8 +124,12 @@ class Lowerer {
       g_.diags.report(DiagId::err_not_const, e.loc) << what;
       return false;
     }
-    if (std::floor(n.value) != n.value || std::fabs(n.value) > 1e6) {
+    if (std::floor(n.value) != n.value) {
       g_.diags.report(DiagId::err_not_integer, e.loc) << what << formatNumber(n.value);
+      return false;
+    }
+    if (std::fabs(n.value) > kMaxCompileTimeInt) {
+      g_.diags.report(DiagId::err_int_range, e.loc) << what << kMaxCompileTimeInt << formatNumber(n.value);
       return false;
     }
     out = static_cast<int>(n.value);

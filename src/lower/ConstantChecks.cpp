@@ -11,6 +11,10 @@ std::string formatNumber(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[64];
+  if (std::fabs(v) < 1e15 && std::floor(v) == v) {  // whole numbers as written: 2000000000, not 2e+09
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
   for (int p = 1; p <= 17; ++p) {
     std::snprintf(buf, sizeof buf, "%.*g", p, v);
     if (std::strtod(buf, nullptr) == v) break;

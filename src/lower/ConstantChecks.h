@@ -15,7 +15,8 @@
 
 namespace stnc::lower {
 
-// The shortest decimal that reads back as v; inf, -inf and NaN by name (for diagnostics).
+// The shortest decimal that reads back as v (whole numbers below 1e15 in full); inf, -inf and NaN by name (for
+// diagnostics).
 std::string formatNumber(double v);
 
 // `result` was built from `operands`: warns at `at` if it is a constant that is not finite although every
