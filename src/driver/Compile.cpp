@@ -190,7 +190,7 @@ int compileMain(int argc, char** argv) {
       "stnc — a compiler for the .stn stencil language.\n\n"
       "  stnc FILE.stn [-o DIR] [--target cpu|cuda|all]   write FILE.h (+ FILE.cpp / FILE.cu, FILE.json) into DIR\n"
       "  stnc info FILE.stn                               print the stencils' interfaces and halos as JSON\n"
-      "  stnc run FILE.stn --stencil NAME --size NxMxK --in f=f.npy --out g=g.npy [--param p=v] [--steps N]\n"
+      "  stnc run FILE.stn [--stencil NAME] --in f=f.npy --out g=g.npy [--param p=v] [--steps N] [--size NxMxK]\n"
       "                                                   run a stencil on .npy data (see `stnc run --help`)\n\n"
       "Inspecting the compiler: --emit=ast|dag|json|dot prints an IR instead of writing code;\n"
       "--print-after=PASS / --print-after-all / --time-passes / --verify-each follow the pass pipeline.\n",

@@ -13,7 +13,7 @@ std::string shapeText(const std::vector<long>& shape) {
   return s + ")";
 }
 
-bool readNpy(const std::string& path, NpyArray& a, std::string& error) {
+bool readNpy(const std::string& path, NpyArray& a, std::string& error, bool withData) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot read '" + path + "'";
@@ -64,6 +64,7 @@ bool readNpy(const std::string& path, NpyArray& a, std::string& error) {
   std::regex num("\\d+");
   for (auto it = std::sregex_iterator(dims.begin(), dims.end(), num); it != std::sregex_iterator(); ++it)
     a.shape.push_back(std::stol(it->str()));
+  if (!withData) return true;
   size_t bytes = a.count() * a.elemSize();
   a.data.resize(bytes);
   if (!in.read(a.data.data(), static_cast<std::streamsize>(bytes))) {

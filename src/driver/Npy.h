@@ -18,7 +18,8 @@ struct NpyArray {
   }
 };
 
-bool readNpy(const std::string& path, NpyArray& a, std::string& error);
+// Reads a .npy file; with withData false only its header (descr and shape; data stays empty).
+bool readNpy(const std::string& path, NpyArray& a, std::string& error, bool withData = true);
 // The bytes of a .npy file holding `a`.
 std::string npyBytes(const NpyArray& a);
 std::string shapeText(const std::vector<long>& shape);

@@ -18,6 +18,7 @@
 #include "driver/ArgText.h"
 #include "driver/Driver.h"
 #include "driver/Files.h"
+#include "driver/InferExtents.h"
 #include "driver/Npy.h"
 #include "driver/PointSources.h"
 #ifdef STNC_HAVE_INTERP
@@ -52,16 +53,6 @@ struct AlignedBuffer {
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;
 };
 
-// True when boundary rules of `field` cover every axis with a non-zero halo.
-bool haloFilledByRules(const dag::Kernel& k, const std::string& field) {
-  unsigned mask = 0;
-  for (const dag::Boundary& b : k.boundaries)
-    if (b.field == field) mask |= b.axisMask;
-  for (int a = 0; a < k.rank(); ++a)
-    if (k.footprint.halo[a] > 0 && !(mask & (1u << a))) return false;
-  return true;
-}
-
 }  // namespace
 
 bool kernelLayout(const dag::Kernel& k, const long* n, stnc_rt::Layout& L) {
@@ -74,7 +65,8 @@ bool kernelLayout(const dag::Kernel& k, const long* n, stnc_rt::Layout& L) {
 int runMain(int argc, char** argv) {
   CLI::App app{"stnc run — compile one stencil (or group) and run it on .npy data.\n\n"
                "  stnc run heat.stn --stencil heat3d --size 64x64x64 --in u=u.npy --out unew=unew.npy --param dt=0.1\n\n"
-               "--stencil may be left out when the file declares one stencil (or group).\n"
+               "--stencil may be left out when the file declares one stencil (or group), --size when an input array\n"
+               "fixes every axis (its shape minus 2*halo).\n"
                "Inputs are .npy arrays of the stencil's dtype shaped n + 2*halo per axis (the halo values are the\n"
                "boundary); an interior-shaped array is accepted where a boundary rule fills the halo. Outputs are\n"
                "written interior-shaped. Without --steps one sweep runs (after boundary fills); with --steps N,\n"
@@ -93,7 +85,8 @@ int runMain(int argc, char** argv) {
   addScheduleOptions(app, fe, block);
   app.add_option("file", input, "The .stn source file")->required();
   app.add_option("--stencil", stencil, "The stencil or group to run (may be left out when the file has only one)");
-  app.add_option("--size", size, "Interior extents, one per axis: 64x64x64")->required();
+  app.add_option("--size", size,
+                 "Interior extents, one per axis: 64x64x64 (default: from the --in arrays' shapes, interior + 2*halo)");
   app.add_option("--backend", backend, "cpu (OpenMP C++), cuda (needs nvcc and a GPU) or interp (the reference interpreter)")
       ->check(CLI::IsMember({"cpu", "cuda", "interp"}))
       ->capture_default_str();
@@ -129,9 +122,21 @@ int runMain(int argc, char** argv) {
   const dag::Kernel* k = stencil.empty() ? &m->kernels.front() : m->find(stencil);
   if (!k) return fail("no stencil or group named '" + stencil + "' (available: " + names + ")");
 
-  // Extents.
+  // Extents: --size, or the --in arrays' headers (malformed --in options are reported below).
   std::vector<long> n;
-  {
+  if (size.empty()) {
+    std::vector<InputShape> shapes;
+    for (const std::string& s : ins) {
+      std::string name, file, err;
+      NpyArray header;
+      const int idx = splitAssign(s, name, file) ? k->fieldIndex(name) : -1;
+      if (idx < 0) continue;
+      if (!readNpy(file, header, err, /*withData=*/false)) return fail(err);
+      shapes.push_back({idx, file, header.shape});
+    }
+    std::string error;
+    if (!inferExtents(*k, shapes, n, error)) return fail(error);
+  } else {
     std::string bad;
     if (!parseLongList(size, 'x', n, bad) || std::any_of(n.begin(), n.end(), [](long v) { return v <= 0; }))
       return fail("--size '" + size + "': expected positive extents like 64x64x64");
@@ -313,7 +318,8 @@ int runMain(int argc, char** argv) {
   if (!writeFilesAtomically(files, error)) return fail(error);
   long points = 1;
   for (long v : n) points *= v;
-  std::cerr << "stnc run: " << (k->isGroup ? "group " : "stencil ") << k->name << " [" << backend << "] on " << size;
+  std::cerr << "stnc run: " << (k->isGroup ? "group " : "stencil ") << k->name << " [" << backend << "] on ";
+  for (size_t a = 0; a < n.size(); ++a) std::cerr << (a ? "x" : "") << n[a];
   if (steps > 0) std::cerr << ", " << steps << " steps";
   else std::cerr << ", 1 sweep";
   if (src.count > 0) std::cerr << ", " << src.count << " point source" << (src.count > 1 ? "s" : "");

@@ -1617,7 +1617,17 @@ int errMissingArgs() {
   p = runProcess({g_opt.stnc, "run", stn("heat3d.stn"), "-I", g_opt.stdlib, "--size", "37x19x23", "--in", "u=" + u,
                   "--out", "unew=" + out, "--param", "dt=0.1"});
   expect(p.status == 0 && fs::exists(out), "heat3d.stn (one stencil) did not run without --stencil: " + p.output);
+  // --size may be left out when an input array fixes every axis (u: 39x21x25 = 37x19x23 + 2*halo).
+  const std::string out2 = (w / "out2.npy").string();
+  p = runProcess({g_opt.stnc, "run", stn("heat3d.stn"), "-I", g_opt.stdlib, "--in", "u=" + u, "--out", "unew=" + out2,
+                  "--param", "dt=0.1"});
+  expect(p.status == 0 && p.output.find("on 37x19x23") != std::string::npos,
+         "heat3d.stn did not run on 37x19x23 without --size: " + p.output);
+  expect(readFile(out) == readFile(out2), "the run without --size wrote another result than the one with it");
   fs::remove(out);
+  fs::remove(out2);
+  p = runProcess({g_opt.stnc, "run", stn("heat3d.stn"), "-I", g_opt.stdlib, "--out", "unew=" + out, "--param", "dt=0.1"});
+  expectFailure(p, {"give --size", "along i, j, k"});
   p = runProcess({g_opt.stnc, "run", stn("heat3d.stn"), "-I", g_opt.stdlib, "--stencil", "heat3d", "--size", "37x19",
                   "--in", "u=" + u, "--out", "unew=" + out, "--param", "dt=0.1"});
   expectFailure(p, {"--size"});
