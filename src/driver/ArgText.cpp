@@ -43,4 +43,6 @@ CLI::Validator wholeAtLeast(long lo) {
       "INT>=" + std::to_string(lo));
 }
 
+int cliExit(const CLI::App& app, const CLI::ParseError& e) { return app.exit(e) == 0 ? 0 : 1; }
+
 }  // namespace stnc::driver

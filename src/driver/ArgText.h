@@ -24,4 +24,9 @@ bool parseLongList(const std::string& text, char sep, std::vector<long>& values,
 // NonNegativeNumber printed its range up to DBL_MAX in full).
 CLI::Validator wholeAtLeast(long lo);
 
+// The exit status for a CLI11 parse outcome, after CLI11 printed it: 0 for --help (and the like), 1 for every usage
+// error, as for stnc's own errors and compilers' (CLI11's own codes, 105 for a failed check, 106 for a missing
+// option, ..., made scripts test two values).
+int cliExit(const CLI::App& app, const CLI::ParseError& e);
+
 }  // namespace stnc::driver

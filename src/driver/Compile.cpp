@@ -242,7 +242,7 @@ int compileMain(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return cliExit(app, e);
   }
   if (version) {
     std::cout << "stnc " << stncVersion() << "\n";

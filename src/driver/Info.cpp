@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dag/InterfaceJson.h"
+#include "driver/ArgText.h"
 #include "driver/Driver.h"
 #include "passes/AlignRegion.h"
 
@@ -29,7 +30,7 @@ int infoMain(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return cliExit(app, e);
   }
   std::optional<dag::Module> m = fe.compile(input);
   if (!m) return 1;

@@ -106,7 +106,7 @@ int runMain(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return cliExit(app, e);
   }
 
   if (!applyBlockOption(block, fe)) return 1;
