@@ -448,6 +448,11 @@ class Lowerer {
       return e.args.size() > 1 ? checked(ctx_.apply(op, a, b), e, {a, b}) : checked(ctx_.apply(op, a), e, {a});
     }
     auto it = g_.syms.defs.find(n);
+    if (it == g_.syms.defs.end() && fieldRoles_.count(n)) {  // a(i): C/Fortran habit for a[i]
+      g_.diags.report(DiagId::err_unknown_function, e.loc) << n;
+      g_.diags.report(DiagId::note_field_not_function, e.loc) << n;
+      return kNoNode;
+    }
     if (it == g_.syms.defs.end()) {
       std::vector<std::string> fns = dag::intrinsicNames(), defs = keysOf(g_.syms.defs);
       fns.insert(fns.end(), defs.begin(), defs.end());
