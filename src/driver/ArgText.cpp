@@ -15,6 +15,14 @@ std::string notANumberReason(NumberRead r) {
   return r == NumberRead::Overflow ? "beyond the float64 range" : "not a number";
 }
 
+bool splitAssign(const std::string& text, std::string& name, std::string& value) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) return false;
+  name = text.substr(0, eq);
+  value = text.substr(eq + 1);
+  return true;
+}
+
 bool parseLongList(const std::string& text, char sep, std::vector<long>& values, std::string& bad) {
   values.clear();
   for (size_t pos = 0;;) {

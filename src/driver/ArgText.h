@@ -16,6 +16,9 @@ NumberRead readSignedNumber(const std::string& text, double& value);
 // "not a number".
 std::string notANumberReason(NumberRead r);
 
+// "NAME=VALUE" split at the first '='; false when either side is empty.
+bool splitAssign(const std::string& text, std::string& name, std::string& value);
+
 // Integers separated by `sep` ("64x64x64" with 'x', "3,4,5" with ','); false with the first part that is
 // not an integer (empty parts included) in `bad`.
 bool parseLongList(const std::string& text, char sep, std::vector<long>& values, std::string& bad);

@@ -5,12 +5,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
+#include <cstdio>
 #include <iostream>
-#include <map>
 
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
@@ -21,14 +17,12 @@
 #include "driver/InferExtents.h"
 #include "driver/Npy.h"
 #include "driver/PointSources.h"
+#include "driver/RunData.h"
 #ifdef STNC_HAVE_INTERP
 #include "interp/Interpreter.h"
 #endif
-#include "syntax/Parser.h"
 
 namespace stnc::driver {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -36,22 +30,6 @@ int fail(const std::string& msg) {
   std::cerr << "stnc run: error: " << msg << "\n";
   return 1;
 }
-
-bool splitAssign(const std::string& s, std::string& name, std::string& value) {
-  size_t eq = s.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) return false;
-  name = s.substr(0, eq);
-  value = s.substr(eq + 1);
-  return true;
-}
-
-struct AlignedBuffer {
-  void* p = nullptr;
-  explicit AlignedBuffer(size_t bytes) { p = std::aligned_alloc(128, stnc_rt::roundUp(static_cast<long>(bytes), 128)); }
-  ~AlignedBuffer() { std::free(p); }
-  AlignedBuffer(const AlignedBuffer&) = delete;
-  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
-};
 
 }  // namespace
 
@@ -153,108 +131,17 @@ int runMain(int argc, char** argv) {
   }
 
   // Params.
-  std::vector<double> pv(k->params.size(), 0.0);
-  std::vector<bool> given(k->params.size(), false);
-  for (const std::string& p : params) {
-    std::string name, value;
-    if (!splitAssign(p, name, value)) return fail("--param '" + p + "': expected NAME=VALUE");
-    int idx = k->paramIndex(name);
-    if (idx < 0) return fail("'" + k->name + "' has no param '" + name + "'");
-    double v;
-    if (const NumberRead r = readSignedNumber(value, v); r == NumberRead::Overflow || r == NumberRead::Malformed)
-      return fail("--param " + name + ": '" + value + "' is " + notANumberReason(r));
-    if (k->type == dag::ElemType::F32 && !std::isfinite(static_cast<float>(v)))
-      return fail("--param " + name + ": " + value + " is beyond the f32 range of stencil '" + k->name +
-                  "' (largest 3.4028235e+38)");
-    pv[idx] = v;
-    given[idx] = true;
+  std::vector<double> pv;
+  {
+    std::string error;
+    if (!parseParams(*k, params, pv, error)) return fail(error);
   }
-  for (size_t i = 0; i < k->params.size(); ++i)
-    if (!given[i]) return fail("missing --param " + k->params[i] + "=VALUE");
 
-  // Layout and buffers.
-  stnc_rt::Layout L{};
-  const size_t es = dag::elemSize(k->type);
-  if (!kernelLayout(*k, n.data(), L)) return fail("extents too large");
-  const std::string descr = k->type == dag::ElemType::F32 ? "<f4" : "<f8";
-  std::vector<std::unique_ptr<AlignedBuffer>> bufs;
-  // Elements of field f's array: the layout's, or a lower-rank field's dense n + 2*halo along its axes.
-  auto elems = [&](const dag::Field& f) { return stnc_rt::fieldCount(L, dag::fieldDims(*k, f)); };
-  for (const dag::Field& f : k->fields) {
-    const size_t bytes = elems(f) * es;
-    bufs.push_back(std::make_unique<AlignedBuffer>(bytes));
-    if (!bufs.back()->p) return fail("out of memory allocating " + std::to_string(bytes) + " bytes");
-    std::memset(bufs.back()->p, 0, bytes);
-  }
-  std::vector<long> full, interior;
-  for (int a = 0; a < k->rank(); ++a) {
-    full.push_back(n[a] + 2 * k->footprint.halo[a]);
-    interior.push_back(n[a]);
-  }
-  auto lowerShape = [&](const dag::Field& f) {  // n + 2*halo along the axes the field has
-    std::vector<long> s;
-    for (int a = 0; a < k->rank(); ++a)
-      if (f.axes & (1u << a)) s.push_back(full[static_cast<size_t>(a)]);
-    return s;
-  };
-  // Copies an array of the given shape (full or interior) into a padded buffer.
-  auto scatter = [&](const NpyArray& arr, void* dst, bool isFull) {
-    long ext[3] = {1, 1, 1}, off[3] = {0, 0, 0};
-    for (int a = 0; a < k->rank(); ++a) {
-      int d = codegen::internalDim(*k, a);
-      ext[d] = arr.shape[a];
-      off[d] = isFull ? -k->footprint.halo[a] : 0;
-    }
-    const char* src = arr.data.data();
-    for (long x = 0; x < ext[0]; ++x)
-      for (long y = 0; y < ext[1]; ++y) {
-        long at = stnc_rt::at(L, x + off[0], y + off[1], off[2]);
-        std::memcpy(static_cast<char*>(dst) + at * es, src, ext[2] * es);
-        src += ext[2] * es;
-      }
-  };
-  std::map<std::string, bool> loaded;
-  for (const std::string& s : ins) {
-    std::string name, file, err;
-    if (!splitAssign(s, name, file)) return fail("--in '" + s + "': expected NAME=FILE.npy");
-    int idx = k->fieldIndex(name);
-    if (idx < 0) return fail("'" + k->name + "' has no field '" + name + "'");
-    if (!dag::isRead(k->fields[idx].role)) return fail("'" + name + "' is an output of '" + k->name + "', not an input");
-    NpyArray arr;
-    if (!readNpy(file, arr, err)) return fail(err);
-    if (arr.descr != descr)
-      return fail("'" + file + "' has dtype " + arr.descr + "; stencil '" + k->name + "' is " + dag::elemTypeName(k->type) +
-                  " (" + descr + ")");
-    if (k->fields[idx].lowerRank()) {  // dense, halo included: copied as it is
-      const std::vector<long> want = lowerShape(k->fields[idx]);
-      if (arr.shape != want)
-        return fail("'" + file + "' for field '" + name + "' (over " + [&] {
-                 std::string s;
-                 for (const std::string& a : dag::fieldAxisNames(*k, k->fields[idx])) s += (s.empty() ? "" : ", ") + a;
-                 return s;
-               }() + ") has shape " + shapeText(arr.shape) + "; expected " + shapeText(want) + " (interior + 2*halo along its axes)");
-      std::memcpy(bufs[idx]->p, arr.data.data(), elems(k->fields[idx]) * es);
-      loaded[name] = true;
-      continue;
-    }
-    bool isFull = arr.shape == full;
-    bool isInterior = arr.shape == interior && haloFilledByRules(*k, name);
-    if (!isFull && !isInterior) {
-      std::string msg = "'" + file + "' for field '" + name + "' has shape " + shapeText(arr.shape) + "; expected " +
-                        shapeText(full) + " (interior + 2*halo)";
-      if (haloFilledByRules(*k, name)) msg += " or " + shapeText(interior) + " (interior; the boundary rule fills the halo)";
-      return fail(msg);
-    }
-    scatter(arr, bufs[idx]->p, isFull);
-    loaded[name] = true;
-  }
-  for (const dag::Field& f : k->fields)
-    if (dag::isRead(f.role) && !loaded.count(f.name)) return fail("missing --in " + f.name + "=FILE.npy");
-  // Both buffers of a swap pair start as a copy of the input (halo included).
-  for (auto& [a, b] : k->swaps) {
-    int ia = k->fieldIndex(a), ib = k->fieldIndex(b);
-    if (loaded.count(a) && !loaded.count(b)) std::memcpy(bufs[ib]->p, bufs[ia]->p, L.count * es);
-    if (loaded.count(b) && !loaded.count(a)) std::memcpy(bufs[ia]->p, bufs[ib]->p, L.count * es);
+  // Buffers in the generated layout, the inputs copied in.
+  RunData data;
+  {
+    std::string error;
+    if (!data.allocate(*k, n, error) || !data.load(ins, error)) return fail(error);
   }
   std::vector<std::pair<int, std::string>> outputs;
   for (const std::string& s : outs) {
@@ -268,8 +155,7 @@ int runMain(int argc, char** argv) {
   if (outputs.empty()) std::cerr << "stnc run: warning: no --out given; nothing will be written\n";
 
   // Generate, build (cached), load, run.
-  std::vector<void*> ptrs;
-  for (auto& b : bufs) ptrs.push_back(b->p);
+  std::vector<void*> ptrs = data.pointers();
   double ms[2] = {0, 0};
   char err[512] = {0};
   std::string error;
@@ -300,21 +186,8 @@ int runMain(int argc, char** argv) {
 
   // Outputs: interior-shaped, written atomically.
   std::vector<std::pair<std::string, std::string>> files;
-  for (auto& [idx, file] : outputs) {
-    NpyArray arr;
-    arr.descr = descr;
-    arr.shape = interior;
-    arr.data.resize(arr.count() * es);
-    long ext[3] = {1, 1, 1};
-    for (int a = 0; a < k->rank(); ++a) ext[codegen::internalDim(*k, a)] = n[a];
-    char* dst = arr.data.data();
-    for (long x = 0; x < ext[0]; ++x)
-      for (long y = 0; y < ext[1]; ++y) {
-        std::memcpy(dst, static_cast<const char*>(ptrs[idx]) + stnc_rt::at(L, x, y, 0) * es, ext[2] * es);
-        dst += ext[2] * es;
-      }
-    files.push_back({file, npyBytes(arr)});
-  }
+  // ptrs[f] is the buffer that holds role f after the steps (the entry point swaps pointers, not data).
+  for (auto& [idx, file] : outputs) files.push_back({file, data.interiorNpy(ptrs[static_cast<size_t>(idx)])});
   if (!writeFilesAtomically(files, error)) return fail(error);
   long points = 1;
   for (long v : n) points *= v;
@@ -327,6 +200,7 @@ int runMain(int argc, char** argv) {
   for (auto& f : files) std::cerr << " " << f.first;
   std::cerr << "\n";
   if (bench > 0) {
+    const size_t es = data.elemSize();
     int moved = 0;
     for (const dag::Field& f : k->fields)
       if (!f.lowerRank()) moved += (dag::isRead(f.role) ? 1 : 0) + (dag::isWritten(f.role) ? 1 : 0);
