@@ -23,12 +23,14 @@ bool inferExtents(const dag::Kernel& k, const std::vector<InputShape>& inputs, s
     for (int a = 0; a < rank; ++a)
       if (!f.lowerRank() || (f.axes & (1u << a))) axes.push_back(a);
     if (in.shape.size() != axes.size()) continue;  // the run's shape check names it
-    if (!f.lowerRank() && haloFilledByRules(k, f.name)) {
-      if (ambiguous.empty()) ambiguous = "'" + in.file + "' (" + f.name + ", shape " + shapeText(in.shape) + ")";
-      continue;
-    }
+    // With boundary rules the array may be the interior alone: it decides only the axes without a halo.
+    const bool ruled = !f.lowerRank() && haloFilledByRules(k, f.name);
     for (size_t d = 0; d < axes.size(); ++d) {
       const int a = axes[d];
+      if (ruled && k.footprint.halo[a] > 0) {
+        if (ambiguous.empty()) ambiguous = "'" + in.file + "' (" + f.name + ", shape " + shapeText(in.shape) + ")";
+        continue;
+      }
       const long interior = in.shape[d] - 2L * k.footprint.halo[a];
       if (interior <= 0) {
         error = "'" + in.file + "' for field '" + f.name + "' has shape " + shapeText(in.shape) + ": along " + k.axes[a] +

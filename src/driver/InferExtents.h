@@ -1,6 +1,7 @@
 // `stnc run` without --size: the interior extents that the --in arrays' shapes imply.
 // A full-rank field's array is interior + 2*halo per axis, or the interior alone where boundary rules fill the
-// field's halo (then its shape alone is ambiguous); a lower-rank field's is interior + 2*halo along its own axes.
+// field's halo (then its shape alone is ambiguous along the axes with a halo); a lower-rank field's is interior +
+// 2*halo along its own axes.
 #pragma once
 #include <string>
 #include <vector>

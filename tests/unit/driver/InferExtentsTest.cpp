@@ -46,6 +46,12 @@ TEST_CASE("inferExtents: a rule-filled field is ambiguous alone, another array o
   CHECK_FALSE(driver::inferExtents(k, {{k.fieldIndex("cx"), "cx.npy", {12}}}, n, error));
   CHECK(error.find("along j") != std::string::npos);
   CHECK(error.find("along i") == std::string::npos);
+  // Pointwise (no halo): a rule-filled field's shape is the interior either way.
+  auto p = test::compileText("stencil p(i, j) { in u; out v; boundary u = periodic; v = 2.0 * u; }");
+  REQUIRE_MESSAGE(p->module, p->diagText());
+  const dag::Kernel& pk = p->module->kernels.front();
+  REQUIRE_MESSAGE(driver::inferExtents(pk, {{pk.fieldIndex("u"), "u.npy", {8, 6}}}, n, error), error);
+  CHECK(n == std::vector<long>{8, 6});
   // A shape of the wrong rank is left to the run's shape check.
   CHECK_FALSE(driver::inferExtents(k, {{k.fieldIndex("w"), "w.npy", {10, 8, 3}}}, n, error));
 }
