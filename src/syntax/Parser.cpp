@@ -17,6 +17,38 @@ namespace {
 
 using P = StnParser;
 
+// ANTLR's messages name tokens as the grammar does (ID, NUMBER, STRING, <EOF>) and list every token an expression
+// may start with; say it in the language's words instead. Quoted text (the input, literal tokens) is kept as is.
+std::string readableTokens(const std::string& m) {
+  static const std::regex exprStart("\\{'\\(', '-', '!', 'sum', 'apply', NUMBER, ID\\}");
+  std::string text = std::regex_replace(m, exprStart, "an expression");
+  // Phrased as compilers do: "expected X, found 'Y'" rather than "mismatched input 'Y' expecting X".
+  static const std::regex atEof("^mismatched input '<EOF>' expecting (.*)$"), mismatched("^mismatched input (.*) expecting (.*)$"),
+      missing("^missing (.*) at (.*)$"), extraneous("^extraneous input (.*) expecting (.*)$");
+  text = std::regex_replace(text, atEof, "expected $1 before the end of the file");
+  text = std::regex_replace(text, mismatched, "expected $2, found $1");
+  text = std::regex_replace(text, missing, "expected $1 before $2");
+  text = std::regex_replace(text, extraneous, "unexpected $1 (expected $2)");
+  static const std::regex id("\\bID\\b"), number("\\bNUMBER\\b"), str("\\bSTRING\\b");
+  std::string out;
+  size_t from = 0;
+  for (bool quoted = false; from <= text.size(); quoted = !quoted) {
+    const size_t q = text.find('\'', from);
+    std::string part = text.substr(from, q == std::string::npos ? std::string::npos : q - from);
+    if (quoted) {
+      out += part == "<EOF>" && q != std::string::npos ? "the end of the file"
+                                                        : "'" + part + (q == std::string::npos ? "" : "'");
+    } else {
+      part = std::regex_replace(part, id, "a name");
+      part = std::regex_replace(part, number, "a number");
+      out += std::regex_replace(part, str, "a quoted file name");
+    }
+    if (q == std::string::npos) break;
+    from = q + 1;
+  }
+  return out;
+}
+
 class ErrorCollector : public antlr4::BaseErrorListener {
  public:
   ErrorCollector(DiagEngine& d, uint32_t file) : diags_(d), file_(file) {}
@@ -35,7 +67,8 @@ class ErrorCollector : public antlr4::BaseErrorListener {
     if (std::regex_match(msg, mm, indexedTarget))
       m = "an equation writes '" + mm[1].str() + "' at the point itself: write '" + mm[1].str() + " = ...'; offsets ('" +
           mm[1].str() + "[...]') are for reads";
-    diags_.report(DiagId::err_syntax, {file_, static_cast<uint32_t>(line), static_cast<uint32_t>(col + 1)}) << m;
+    diags_.report(DiagId::err_syntax, {file_, static_cast<uint32_t>(line), static_cast<uint32_t>(col + 1)})
+        << readableTokens(m);
     ++count;
   }
   int count = 0;

@@ -339,3 +339,22 @@ TEST_CASE("schedule statements: in a stencil and at the top level, values as wri
   // A value must be a number, a word or a block shape.
   CHECK_FALSE(parse("stencil s(i) { in u; out v; schedule stream(block = (32)); v = u; }")->module);
 }
+
+TEST_CASE("syntax errors name tokens in the language's words, not the grammar's") {
+  auto message = [](const std::string& text) {
+    auto p = parse(text);
+    CHECK_FALSE(p->module);
+    return p->diagText();
+  };
+  CHECK(message("stencil s() { in a; out b; b = a; }").find("expected a name before ')'") != std::string::npos);
+  CHECK(message("stencil s(i) { in a; out b; b = a + ; }").find("expected an expression, found ';'") !=
+        std::string::npos);
+  CHECK(message("stencil s(i) { in a; out b; b = a").find("expected ';' before the end of the file") !=
+        std::string::npos);
+  CHECK(message("import foo;").find("expected a quoted file name, found 'foo'") != std::string::npos);
+  // A name the user wrote stays as written, even when it spells a token's name.
+  CHECK(message("stencil ID(i) { in 3; out b; b = 1; }").find("expected a name, found '3'") != std::string::npos);
+  const std::string extra = message("stencil s(i) { in a; out b; b = a;; }");
+  CHECK(extra.find("unexpected ';' (expected {") != std::string::npos);
+  CHECK(extra.find("ID") == std::string::npos);
+}
