@@ -28,6 +28,9 @@ constexpr long kMaxCompileTimeInt = 1'000'000;
 constexpr long kMaxEvals = 1'000'000;  // expansion work (nested defs can double it per level)
 constexpr int kMaxEvalDepth = 2'000;     // nesting of the expression being lowered (stack use)
 
+std::string entries(size_t n) { return counted(n, "entry", "entries"); }
+std::string axesCount(size_t n) { return counted(n, "axis", "axes"); }
+
 struct OffsetItem {
   Offset off;
   double weight;
@@ -324,7 +327,7 @@ class Lowerer {
         }
       }
     if (e.args.size() != rank) {
-      g_.diags.report(DiagId::err_index_count, e.loc) << e.name << e.args.size() << rank;
+      g_.diags.report(DiagId::err_index_count, e.loc) << e.name << entries(e.args.size()) << axesCount(rank);
       return false;
     }
     for (size_t d = 0; d < rank; ++d)
@@ -342,7 +345,8 @@ class Lowerer {
         names += (names.empty() ? "" : ", ") + s_->axes[a].name;
       }
     if (e.args.size() != axes.size()) {
-      g_.diags.report(DiagId::err_lower_index_count, e.loc) << e.name << e.args.size() << axes.size() << names;
+      g_.diags.report(DiagId::err_lower_index_count, e.loc) << e.name << entries(e.args.size()) << axesCount(axes.size())
+                                                        << names;
       return false;
     }
     for (size_t d = 0; d < axes.size(); ++d)
@@ -377,7 +381,7 @@ class Lowerer {
       const ast::ConstDecl* c = g_.syms.consts.at(n);
       if (!c->isArray) return notIndexable(e, "a scalar const");
       if (e.args.size() != 1) {
-        g_.diags.report(DiagId::err_index_count, e.loc) << n << e.args.size() << 1;
+        g_.diags.report(DiagId::err_index_count, e.loc) << n << entries(e.args.size()) << axesCount(1);
         return kNoNode;
       }
       int idx = 0;
@@ -529,7 +533,7 @@ class Lowerer {
     }
     for (auto& en : o->entries) {
       if (static_cast<int>(en.coords.size()) != rank) {
-        g_.diags.report(DiagId::err_index_count, en.loc) << name << en.coords.size() << rank;
+        g_.diags.report(DiagId::err_index_count, en.loc) << name << entries(en.coords.size()) << axesCount(rank);
         return false;
       }
       OffsetItem item{Offset{}, 1.0};
@@ -737,6 +741,12 @@ dag::Kernel lowerStencil(Globals& g, const ast::StencilDecl& s) {
       bound(r.ranges[a].first, reg.lo[a], true);
       bound(r.ranges[a].second, reg.hi[a], false);
     }
+    // [0:0] along every axis: the equations outside the regions (the default ones) would never run.
+    const bool whole = r.ranges.size() == s.axes.size() &&
+                       std::all_of(reg.lo.begin(), reg.lo.begin() + static_cast<long>(r.ranges.size()), [](int v) { return v == 0; }) &&
+                       std::all_of(reg.hi.begin(), reg.hi.begin() + static_cast<long>(r.ranges.size()), [](int v) { return v == 0; });
+    const bool defaults = std::any_of(s.equations.begin(), s.equations.end(), [](const ast::Equation& eq) { return eq.region.name.empty(); });
+    if (whole && defaults) g.diags.report(DiagId::warn_region_whole, r.id.loc) << r.id.name;
     k.regions.push_back(reg);
   }
   for (auto& eq : s.equations) {

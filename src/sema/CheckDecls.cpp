@@ -94,7 +94,8 @@ class DeclChecker {
       local(r.id);
       regions.insert(r.id.name);
       if (r.ranges.size() != s.axes.size())
-        diags_.report(DiagId::err_region_rank, r.id.loc) << r.id.name << r.ranges.size() << s.axes.size();
+        diags_.report(DiagId::err_region_rank, r.id.loc) << r.id.name << counted(r.ranges.size(), "range", "ranges")
+                                                           << counted(s.axes.size(), "axis", "axes");
     }
 
     std::map<std::string, const ast::FieldDecl*> fields;
@@ -144,7 +145,8 @@ class DeclChecker {
           suggest(*n, keysOf(fields));
           continue;
         }
-        if (!swapped.insert(n->name).second) diags_.report(DiagId::err_swap_twice, n->loc) << n->name;
+        const bool twiceHere = n == &sw.b && sw.a.name == sw.b.name;  // `swap a, a`: reported once, below
+        if (!swapped.insert(n->name).second && !twiceHere) diags_.report(DiagId::err_swap_twice, n->loc) << n->name;
       }
       for (const ast::Named* n : {&sw.a, &sw.b})
         if (fields.count(n->name) && lowerRank(s, *fields.at(n->name)))

@@ -25,6 +25,10 @@ const char* severityName(Severity s) {
 }
 }  // namespace
 
+std::string counted(size_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 Severity DiagEngine::severityOf(DiagId id) { return kDiagTable[static_cast<int>(id)].severity; }
 
 std::string DiagEngine::format(DiagId id, const std::vector<std::string>& args) {

@@ -31,6 +31,9 @@ struct Diagnostic {
 
 class DiagEngine;
 
+// A count with its noun, for diagnostic arguments: counted(1, "axis", "axes") is "1 axis", counted(3, ...) "3 axes".
+std::string counted(size_t n, const std::string& one, const std::string& many);
+
 // An in-flight diagnostic: stream arguments into it; it is recorded when it goes out of scope.
 class DiagBuilder {
  public:
