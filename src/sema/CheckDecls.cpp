@@ -232,7 +232,12 @@ class DeclChecker {
       return;
     }
     const ast::StencilDecl* first = nullptr;
+    std::map<std::string, Loc> seen;
     for (auto& m : g.members) {
+      if (auto [at, isNew] = seen.emplace(m.name, m.loc); !isNew) {
+        diags_.report(DiagId::err_group_member_twice, m.loc).note(DiagId::note_first_listed, at->second) << m.name << g.id.name;
+        continue;
+      }
       auto it = syms_.stencils.find(m.name);
       if (it == syms_.stencils.end()) {
         diags_.report(DiagId::err_group_member, m.loc) << m.name;

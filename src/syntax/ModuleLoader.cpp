@@ -45,7 +45,8 @@ class Loader {
     for (const ast::ImportDecl& imp : m->imports) {
       std::string found = resolve(imp.path, fs::path(sm_.path(file)).parent_path());
       if (found.empty()) {
-        std::string where = "'" + fs::path(sm_.path(file)).parent_path().string() + "'";
+        const std::string dir = fs::path(sm_.path(file)).parent_path().string();
+        std::string where = "'" + (dir.empty() ? std::string(".") : dir) + "'";  // a source in the working directory
         for (auto& d : opts_.includeDirs) where += ", '" + d + "'";
         if (!opts_.stdlibDir.empty()) where += ", '" + opts_.stdlibDir + "'";
         diags_.report(DiagId::err_import_not_found, imp.loc) << imp.path << where;
