@@ -152,7 +152,13 @@ int runMain(int argc, char** argv) {
     if (k->fields[idx].lowerRank()) return fail("--out " + name + ": a field with fewer axes than '" + k->name + "' is an input, never written");
     outputs.push_back({idx, file});
   }
-  if (outputs.empty()) std::cerr << "stnc run: warning: no --out given; nothing will be written\n";
+  if (outputs.empty()) {
+    std::string written;
+    for (const dag::Field& f : k->fields)
+      if (dag::isWritten(f.role)) written += (written.empty() ? "" : ", ") + f.name;
+    std::cerr << "stnc run: warning: no --out given; nothing will be written (--out NAME=FILE.npy for any of: " << written
+              << ")\n";
+  }
 
   // Generate, build (cached), load, run.
   std::vector<void*> ptrs = data.pointers();
@@ -198,6 +204,7 @@ int runMain(int argc, char** argv) {
   if (src.count > 0) std::cerr << ", " << src.count << " point source" << (src.count > 1 ? "s" : "");
   std::cerr << "; wrote";
   for (auto& f : files) std::cerr << " " << f.first;
+  if (files.empty()) std::cerr << " nothing";
   std::cerr << "\n";
   if (bench > 0) {
     const size_t es = data.elemSize();

@@ -1636,6 +1636,11 @@ int errMissingArgs() {
   fs::remove(out2);
   p = runProcess({g_opt.stnc, "run", stn("heat3d.stn"), "-I", g_opt.stdlib, "--out", "unew=" + out, "--param", "dt=0.1"});
   expectFailure(p, {"give --size", "along i, j, k"});
+  // No --out: runs, warns and names what could be written.
+  p = runProcess({g_opt.stnc, "run", stn("heat3d.stn"), "-I", g_opt.stdlib, "--in", "u=" + u, "--param", "dt=0.1"});
+  expect(p.status == 0 && contains(p.output, "no --out given") && contains(p.output, "any of: unew)") &&
+             contains(p.output, "wrote nothing"),
+         "a run without --out did not say what it could write: " + p.output);
   p = runProcess({g_opt.stnc, "run", stn("heat3d.stn"), "-I", g_opt.stdlib, "--stencil", "heat3d", "--size", "37x19",
                   "--in", "u=" + u, "--out", "unew=" + out, "--param", "dt=0.1"});
   expectFailure(p, {"--size"});
