@@ -83,6 +83,7 @@ bool RunData::load(const std::vector<std::string>& specs, std::string& error) {
     if (idx < 0) return failWith(error, "'" + k.name + "' has no field '" + name + "'");
     const dag::Field& f = k.fields[static_cast<size_t>(idx)];
     if (!dag::isRead(f.role)) return failWith(error, "'" + name + "' is an output of '" + k.name + "', not an input");
+    if (loaded.count(name)) return failWith(error, "--in " + name + " is given twice");
     NpyArray arr;
     if (!readNpy(file, arr, error)) return false;
     if (arr.descr != descr)
@@ -154,6 +155,7 @@ bool parseParams(const dag::Kernel& k, const std::vector<std::string>& specs, st
     if (!splitAssign(p, name, value)) return failWith(error, "--param '" + p + "': expected NAME=VALUE");
     const int idx = k.paramIndex(name);
     if (idx < 0) return failWith(error, "'" + k.name + "' has no param '" + name + "'");
+    if (given[static_cast<size_t>(idx)]) return failWith(error, "--param " + name + " is given twice");
     double v;
     if (const NumberRead r = readSignedNumber(value, v); r == NumberRead::Overflow || r == NumberRead::Malformed)
       return failWith(error, "--param " + name + ": '" + value + "' is " + notANumberReason(r));

@@ -80,6 +80,7 @@ TEST_CASE("RunData: shapes, dtypes, names and missing inputs are refused with th
   CHECK(loadError({"w=" + full}) == "'w' is an output of 's', not an input");
   CHECK(loadError({"x=" + full}) == "'s' has no field 'x'");
   CHECK(loadError({"u"}) == "--in 'u': expected NAME=FILE.npy");
+  CHECK(loadError({"u=" + full, "v=" + inner, "u=" + full}) == "--in u is given twice");
 }
 
 TEST_CASE("parseParams: every param once, numbers only, f32 range for f32 kernels") {
@@ -98,6 +99,8 @@ TEST_CASE("parseParams: every param once, numbers only, f32 range for f32 kernel
   CHECK(error == "--param b: '1e999' is beyond the float64 range");
   CHECK_FALSE(driver::parseParams(k, {"a=x", "b=1"}, v, error));
   CHECK(error == "--param a: 'x' is not a number");
+  CHECK_FALSE(driver::parseParams(k, {"a=1", "b=2", "a=3"}, v, error));
+  CHECK(error == "--param a is given twice");
   CHECK_FALSE(driver::parseParams(k, {"c=1"}, v, error));
   CHECK(error == "'s' has no param 'c'");
 }
