@@ -1,6 +1,7 @@
 #include "lower/AstToDag.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -728,6 +729,8 @@ dag::Kernel lowerStencil(Globals& g, const ast::StencilDecl& s) {
     k.paramLocs.push_back(p.loc);
   }
   Lowerer l(g, &s);
+  const bool hasDefaults =
+      std::any_of(s.equations.begin(), s.equations.end(), [](const ast::Equation& eq) { return eq.region.name.empty(); });
   for (auto& r : s.regions) {
     dag::Region reg;
     reg.name = r.id.name;
@@ -741,12 +744,9 @@ dag::Kernel lowerStencil(Globals& g, const ast::StencilDecl& s) {
       bound(r.ranges[a].first, reg.lo[a], true);
       bound(r.ranges[a].second, reg.hi[a], false);
     }
-    // [0:0] along every axis: the equations outside the regions (the default ones) would never run.
-    const bool whole = r.ranges.size() == s.axes.size() &&
-                       std::all_of(reg.lo.begin(), reg.lo.begin() + static_cast<long>(r.ranges.size()), [](int v) { return v == 0; }) &&
-                       std::all_of(reg.hi.begin(), reg.hi.begin() + static_cast<long>(r.ranges.size()), [](int v) { return v == 0; });
-    const bool defaults = std::any_of(s.equations.begin(), s.equations.end(), [](const ast::Equation& eq) { return eq.region.name.empty(); });
-    if (whole && defaults) g.diags.report(DiagId::warn_region_whole, r.id.loc) << r.id.name;
+    // [0:0] along every axis (bounds past the stencil's axes stay 0): the default equations would never run.
+    const bool whole = r.ranges.size() == s.axes.size() && reg.lo == std::array<int, 3>{} && reg.hi == std::array<int, 3>{};
+    if (whole && hasDefaults) g.diags.report(DiagId::warn_region_whole, r.id.loc) << r.id.name;
     k.regions.push_back(reg);
   }
   for (auto& eq : s.equations) {
