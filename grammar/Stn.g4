@@ -14,7 +14,7 @@ decl
   | 'def' ID '(' idList? ')' '=' expr ';'                       # defDecl
   | 'offsets' ID '=' '{' offsetEntry (',' offsetEntry)* ','? '}' ';'   # offsetsListDecl
   | 'offsets' ID '=' ID '(' expr ')' ';'                        # offsetsShapeDecl
-  | 'stencil' ID '(' idList ')' (':' ID)? '{' stmt* '}'         # stencilDecl
+  | 'stencil' ID '(' idList? ')' (':' ID)? '{' stmt* '}'        # stencilDecl
   | 'group' ID '=' idList ';'                                   # groupDecl
   | ID ID ID scheduleArgs? ';'                                  # scheduleDecl
   ;
@@ -45,8 +45,9 @@ regionRange : lo=addExpr? ':' hi=addExpr? ;
 
 idList : ID (',' ID)* ;
 
-// A field, or a lower-rank input over some of the stencil's axes: `in c(k), s(i, k);`.
-fieldItem : ID ('(' idList ')')? ;
+// A field, or a lower-rank input over some of the stencil's axes: `in c(k), s(i, k);`. Empty lists (a stencil
+// or a field without axes) parse, so that sema can say what is missing.
+fieldItem : ID (lp='(' idList? ')')? ;
 
 expr    : andExpr ('||' andExpr)* ;
 andExpr : cmpExpr ('&&' cmpExpr)* ;

@@ -200,6 +200,10 @@ class DeclChecker {
     for (auto& a : s.axes) order += (order.empty() ? "" : ", ") + a.name;
     for (auto& f : s.fields) {
       if (!f.hasAxes) continue;
+      if (f.axes.empty()) {
+        diags_.report(DiagId::err_field_no_axes, f.id.loc) << f.id.name;
+        continue;
+      }
       int last = -1;
       bool ok = true;
       for (auto& a : f.axes) {

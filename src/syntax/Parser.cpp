@@ -216,7 +216,7 @@ class AstBuilder {
         std::string k = x->kind->getText();
         ast::FieldRole r = k == "in" ? ast::FieldRole::In : k == "out" ? ast::FieldRole::Out : ast::FieldRole::InOut;
         for (P::FieldItemContext* it : x->fieldItem()) {
-          ast::FieldDecl f{named(it->ID()), r, {}, it->idList() != nullptr};
+          ast::FieldDecl f{named(it->ID()), r, {}, it->lp != nullptr};
           if (it->idList()) f.axes = names(it->idList());
           s.fields.push_back(std::move(f));
         }

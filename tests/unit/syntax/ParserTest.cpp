@@ -254,7 +254,7 @@ TEST_CASE("malformed input never crashes the parser") {
   const char* inputs[] = {"",
                           "stencil",
                           "stencil s(i) {",
-                          "stencil s() {}",
+                          "stencil s( {}",  // (`stencil s() {}` parses: sema says a stencil needs axes)
                           "const x = [;",
                           "const x = [];",
                           "offsets o = {};",
