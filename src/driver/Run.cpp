@@ -100,17 +100,20 @@ int runMain(int argc, char** argv) {
   const dag::Kernel* k = stencil.empty() ? &m->kernels.front() : m->find(stencil);
   if (!k) return fail("no stencil or group named '" + stencil + "' (available: " + names + ")");
 
-  // Extents: --size, or the --in arrays' headers (malformed --in options are reported below).
+  // The --in options, then the extents: --size, or the --in arrays' headers.
+  std::vector<InputSpec> inputs;
+  {
+    std::string error;
+    if (!parseInputSpecs(*k, ins, inputs, error)) return fail(error);
+  }
   std::vector<long> n;
   if (size.empty()) {
     std::vector<InputShape> shapes;
-    for (const std::string& s : ins) {
-      std::string name, file, err;
+    for (const InputSpec& in : inputs) {
+      std::string err;
       NpyArray header;
-      const int idx = splitAssign(s, name, file) ? k->fieldIndex(name) : -1;
-      if (idx < 0) continue;
-      if (!readNpy(file, header, err, /*withData=*/false)) return fail(err);
-      shapes.push_back({idx, file, header.shape});
+      if (!readNpy(in.file, header, err, /*withData=*/false)) return fail(err);
+      shapes.push_back({in.field, in.file, header.shape});
     }
     std::string error;
     if (!inferExtents(*k, shapes, n, error)) return fail(error);
@@ -141,7 +144,7 @@ int runMain(int argc, char** argv) {
   RunData data;
   {
     std::string error;
-    if (!data.allocate(*k, n, error) || !data.load(ins, error)) return fail(error);
+    if (!data.allocate(*k, n, error) || !data.load(inputs, error)) return fail(error);
   }
   std::vector<std::pair<int, std::string>> outputs;
   for (const std::string& s : outs) {

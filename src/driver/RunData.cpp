@@ -70,26 +70,39 @@ void RunData::scatter(const std::vector<long>& shape, const char* src, void* dst
     }
 }
 
-bool RunData::load(const std::vector<std::string>& specs, std::string& error) {
-  const dag::Kernel& k = *k_;
-  const std::string descr = npyDescr(k);
-  std::vector<long> full, lower;
-  for (int a = 0; a < k.rank(); ++a) full.push_back(n_[a] + 2 * k.footprint.halo[a]);
-  std::set<std::string> loaded;
+bool parseInputSpecs(const dag::Kernel& k, const std::vector<std::string>& specs, std::vector<InputSpec>& inputs,
+                     std::string& error) {
+  inputs.clear();
+  std::set<std::string> given;
   for (const std::string& s : specs) {
     std::string name, file;
     if (!splitAssign(s, name, file)) return failWith(error, "--in '" + s + "': expected NAME=FILE.npy");
     const int idx = k.fieldIndex(name);
     if (idx < 0) return failWith(error, "'" + k.name + "' has no field '" + name + "'");
-    const dag::Field& f = k.fields[static_cast<size_t>(idx)];
-    if (!dag::isRead(f.role)) return failWith(error, "'" + name + "' is an output of '" + k.name + "', not an input");
-    if (loaded.count(name)) return failWith(error, "--in " + name + " is given twice");
+    if (!dag::isRead(k.fields[static_cast<size_t>(idx)].role))
+      return failWith(error, "'" + name + "' is an output of '" + k.name + "', not an input");
+    if (!given.insert(name).second) return failWith(error, "--in " + name + " is given twice");
+    inputs.push_back({idx, file});
+  }
+  return true;
+}
+
+bool RunData::load(const std::vector<InputSpec>& inputs, std::string& error) {
+  const dag::Kernel& k = *k_;
+  const std::string descr = npyDescr(k);
+  std::vector<long> full;
+  for (int a = 0; a < k.rank(); ++a) full.push_back(n_[a] + 2 * k.footprint.halo[a]);
+  std::set<std::string> loaded;
+  for (const InputSpec& in : inputs) {
+    const dag::Field& f = k.fields[static_cast<size_t>(in.field)];
+    const std::string& name = f.name;
+    const std::string& file = in.file;
     NpyArray arr;
     if (!readNpy(file, arr, error)) return false;
     if (arr.descr != descr)
       return failWith(error, "'" + file + "' has dtype " + arr.descr + "; stencil '" + k.name + "' is " +
                      dag::elemTypeName(k.type) + " (" + descr + ")");
-    void* dst = bufs_[static_cast<size_t>(idx)]->p;
+    void* dst = bufs_[static_cast<size_t>(in.field)]->p;
     if (f.lowerRank()) {  // dense, halo included: copied as it is
       std::vector<long> want;  // n + 2*halo along the axes the field has
       for (int a = 0; a < k.rank(); ++a)

@@ -10,16 +10,27 @@
 
 namespace stnc::driver {
 
+// One --in option, "NAME=FILE.npy": a field the kernel reads (index into k.fields) and its array's file.
+struct InputSpec {
+  int field = -1;
+  std::string file;
+};
+
+// The --in options: NAME=FILE.npy each, a field that k reads, none twice (RunData::load checks that every read
+// field is given, after the extents, which may come from the arrays given). False with `error` naming the option.
+bool parseInputSpecs(const dag::Kernel& k, const std::vector<std::string>& specs, std::vector<InputSpec>& inputs,
+                     std::string& error);
+
 // One 128-byte-aligned buffer per field of kernel k at interior extents n, zeroed.
 class RunData {
  public:
   // False with `error` when the extents are too large or memory runs out.
   bool allocate(const dag::Kernel& k, const std::vector<long>& n, std::string& error);
 
-  // Fills the fields named by "NAME=FILE.npy" specs: full-rank arrays are interior + 2*halo per axis, or the
-  // interior alone where boundary rules fill the field's halo; lower-rank arrays are dense, halo included. Every
-  // read field must be given; a swap pair's other buffer starts as a copy. False with `error` naming the spec.
-  bool load(const std::vector<std::string>& specs, std::string& error);
+  // Fills the fields from their .npy files (parseInputSpecs): full-rank arrays are interior + 2*halo per axis, or
+  // the interior alone where boundary rules fill the field's halo; lower-rank arrays are dense, halo included. Every
+  // read field must be given; a swap pair's other buffer starts as a copy. False with `error` naming the file.
+  bool load(const std::vector<InputSpec>& inputs, std::string& error);
 
   // The .npy file (bytes) of the interior of `buffer`, one of pointers() (after a run of several steps the entry
   // point has permuted them: pointers()[f] then holds what role f holds, maybe another field's buffer).

@@ -46,7 +46,9 @@ TEST_CASE("RunData: a full-shaped input comes back as its interior, and a swap p
   driver::RunData data;
   std::string error;
   REQUIRE_MESSAGE(data.allocate(k, {5, 3}, error), error);
-  REQUIRE_MESSAGE(data.load({"u=" + path}, error), error);
+  std::vector<driver::InputSpec> inputs;
+  REQUIRE_MESSAGE(driver::parseInputSpecs(k, {"u=" + path}, inputs, error), error);
+  REQUIRE_MESSAGE(data.load(inputs, error), error);
   const std::vector<void*> p = data.pointers();
   CHECK(data.interiorNpy(p[static_cast<size_t>(k.fieldIndex("u"))]) == driver::npyBytes(interiorOf(u, 1)));
   CHECK(data.interiorNpy(p[static_cast<size_t>(k.fieldIndex("w"))]) == driver::npyBytes(interiorOf(u, 1)));
@@ -67,13 +69,19 @@ TEST_CASE("RunData: shapes, dtypes, names and missing inputs are refused with th
     driver::RunData data;
     std::string error;
     REQUIRE(data.allocate(k, {5, 3}, error));
-    CHECK_FALSE(data.load(specs, error));
+    std::vector<driver::InputSpec> inputs;
+    CHECK_FALSE((driver::parseInputSpecs(k, specs, inputs, error) && data.load(inputs, error)));
     return error;
   };
   driver::RunData ok;
   std::string error;
+  std::vector<driver::InputSpec> inputs;
   REQUIRE(ok.allocate(k, {5, 3}, error));
-  CHECK_MESSAGE(ok.load({"u=" + full, "v=" + inner}, error), error);  // v's halo comes from its rule
+  REQUIRE_MESSAGE(driver::parseInputSpecs(k, {"u=" + full, "v=" + inner}, inputs, error), error);
+  CHECK(inputs.size() == 2);
+  CHECK(inputs[1].field == k.fieldIndex("v"));
+  CHECK(inputs[1].file == inner);
+  CHECK_MESSAGE(ok.load(inputs, error), error);  // v's halo comes from its rule
   CHECK(loadError({"u=" + inner, "v=" + full}).find("expected (7, 5) (interior + 2*halo)") != std::string::npos);
   CHECK(loadError({"u=" + full}) == "missing --in v=FILE.npy");
   CHECK(loadError({"u=" + single, "v=" + full}).find("has dtype <f4; stencil 's' is f64") != std::string::npos);
