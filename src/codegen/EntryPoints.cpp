@@ -3,6 +3,7 @@
 // sources; optional timed sweeps on scratch copies. Signature and contract: codegen/Backends.h.
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
+#include "support/Text.h"
 
 namespace stnc::codegen {
 
@@ -103,7 +104,7 @@ void emitCpuEntry(CPrinter& p, const dag::Kernel& k) {
 void emitCudaEntry(CPrinter& p, const dag::Kernel& k) {
   const std::string sweepCall = callArgs(k, ArgMode::Sweep);
   std::string ptrs;
-  for (const dag::Field& f : k.fields) ptrs += (ptrs.empty() ? "" : ", ") + cIdent(f.name);
+  for (const dag::Field& f : k.fields) appendItem(ptrs, cIdent(f.name));
   emitEntryPrologue(p, k, "cuda");
   p.line("int count_ = 0;");
   p.openScope("if (cudaGetDeviceCount(&count_) != cudaSuccess || count_ == 0)");

@@ -4,6 +4,7 @@
 
 #include "codegen/KernelBody.h"
 #include "dag/Printer.h"
+#include "support/Text.h"
 
 namespace stnc::codegen {
 
@@ -26,7 +27,7 @@ std::vector<std::string> ruledFields(const dag::Kernel& k) {
 
 std::string declArgs(const dag::Kernel& k, ArgMode mode) {
   std::string s;
-  auto add = [&](const std::string& x) { s += (s.empty() ? "" : ", ") + x; };
+  auto add = [&](const std::string& x) { appendItem(s, x); };
   std::vector<std::string> fields;
   if (mode == ArgMode::Fill) fields = ruledFields(k);
   else
@@ -43,7 +44,7 @@ std::string declArgs(const dag::Kernel& k, ArgMode mode) {
 
 std::string callArgs(const dag::Kernel& k, ArgMode mode) {
   std::string s;
-  auto add = [&](const std::string& x) { s += (s.empty() ? "" : ", ") + x; };
+  auto add = [&](const std::string& x) { appendItem(s, x); };
   if (mode == ArgMode::Fill)
     for (const std::string& f : ruledFields(k)) add(cIdent(f));
   else
@@ -250,7 +251,7 @@ void emitKernelHeader(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   auto pairs = noAliasPairs(k);
   if (!pairs.empty()) {
     std::string list;
-    for (auto& [a, b] : pairs) list += (list.empty() ? "" : ", ") + std::string("{") + std::to_string(a) + ", " + std::to_string(b) + "}";
+    for (auto& [a, b] : pairs) appendItem(list, std::string("{") + std::to_string(a) + ", " + std::to_string(b) + "}");
     p.line("// (written field, field it must not overlap)");
     p.line("static constexpr int kNoAlias[][2] = {" + list + "};");
     p.openScope("for (const auto& pr : kNoAlias)");

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "dag/InterfaceJson.h"
+#include "support/Text.h"
 
 namespace stnc::dag {
 
@@ -103,7 +104,7 @@ void printText(std::ostream& os, const Module& m) {
       os << "  " << roleName(f.role) << " " << f.name;
       if (f.lowerRank()) {
         std::string ax;
-        for (const std::string& a : fieldAxisNames(k, f)) ax += (ax.empty() ? "" : ", ") + a;
+        for (const std::string& a : fieldAxisNames(k, f)) appendItem(ax, a);
         os << "(" << ax << ")";
       }
       os << "\n";

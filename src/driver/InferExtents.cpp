@@ -1,6 +1,7 @@
 #include "driver/InferExtents.h"
 
 #include "driver/Npy.h"
+#include "support/Text.h"
 
 namespace stnc::driver {
 
@@ -43,7 +44,7 @@ bool inferExtents(const dag::Kernel& k, const std::vector<InputShape>& inputs, s
   }
   std::string undecided;
   for (int a = 0; a < rank; ++a)
-    if (n[a] == 0) undecided += (undecided.empty() ? "" : ", ") + k.axes[a];
+    if (n[a] == 0) appendItem(undecided, k.axes[a]);
   if (undecided.empty()) return true;
   error = "give --size: no --in array fixes the extent along " + undecided;
   if (!ambiguous.empty())

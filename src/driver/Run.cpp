@@ -18,6 +18,7 @@
 #include "driver/Npy.h"
 #include "driver/PointSources.h"
 #include "driver/RunData.h"
+#include "support/Text.h"
 #ifdef STNC_HAVE_INTERP
 #include "interp/Interpreter.h"
 #endif
@@ -92,7 +93,7 @@ int runMain(int argc, char** argv) {
   std::optional<dag::Module> m = fe.compile(input);
   if (!m) return 1;
   std::string names;
-  for (const dag::Kernel& x : m->kernels) names += (names.empty() ? "" : ", ") + x.name;
+  for (const dag::Kernel& x : m->kernels) appendItem(names, x.name);
   if (m->kernels.empty()) return fail("'" + input + "' declares no stencil or group to run");
   if (stencil.empty() && m->kernels.size() > 1)
     return fail("'" + input + "' declares " + std::to_string(m->kernels.size()) + " stencils or groups (" + names +
@@ -158,7 +159,7 @@ int runMain(int argc, char** argv) {
   if (outputs.empty()) {
     std::string written;
     for (const dag::Field& f : k->fields)
-      if (dag::isWritten(f.role)) written += (written.empty() ? "" : ", ") + f.name;
+      if (dag::isWritten(f.role)) appendItem(written, f.name);
     std::cerr << "stnc run: warning: no --out given; nothing will be written (--out NAME=FILE.npy for any of: " << written
               << ")\n";
   }

@@ -11,6 +11,7 @@
 #include "driver/Driver.h"
 #include "driver/InferExtents.h"
 #include "driver/Npy.h"
+#include "support/Text.h"
 
 namespace stnc::driver {
 
@@ -25,7 +26,7 @@ std::string npyDescr(const dag::Kernel& k) { return k.type == dag::ElemType::F32
 
 std::string axisList(const dag::Kernel& k, const dag::Field& f) {
   std::string s;
-  for (const std::string& a : dag::fieldAxisNames(k, f)) s += (s.empty() ? "" : ", ") + a;
+  for (const std::string& a : dag::fieldAxisNames(k, f)) appendItem(s, a);
   return s;
 }
 

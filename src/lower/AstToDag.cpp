@@ -10,6 +10,7 @@
 #include "sema/ScheduleArgs.h"
 #include "support/Error.h"
 #include "support/Suggest.h"
+#include "support/Text.h"
 
 namespace stnc::lower {
 
@@ -343,7 +344,7 @@ class Lowerer {
     for (int a = 0; a < static_cast<int>(s_->axes.size()); ++a)
       if (mask & (1u << a)) {
         axes.push_back(a);
-        names += (names.empty() ? "" : ", ") + s_->axes[a].name;
+        appendItem(names, s_->axes[a].name);
       }
     if (e.args.size() != axes.size()) {
       g_.diags.report(DiagId::err_lower_index_count, e.loc) << e.name << entries(e.args.size()) << axesCount(axes.size())

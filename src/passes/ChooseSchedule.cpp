@@ -6,6 +6,7 @@
 #include "passes/RegionEdges.h"
 #include "passes/SmemPlan.h"
 #include "passes/TemporalBlocking.h"
+#include "support/Text.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -252,7 +253,7 @@ dag::Schedule chooseSchedule(const dag::Context& ctx, const dag::Kernel& k, cons
   std::string forced;
   auto force = [&](bool set, int& field, int value, const std::string& what) {
     if (!set) return;
-    if (field != value) forced += (forced.empty() ? "" : ", ") + what + " " + std::to_string(value);
+    if (field != value) appendItem(forced, what + " " + std::to_string(value));
     field = value;
   };
   const bool newBlock = (o.blockX > 0 && s.blockX != o.blockX) || (o.blockY > 0 && s.blockY != o.blockY);

@@ -1,5 +1,7 @@
 #include "passes/Occupancy.h"
 
+#include "support/Text.h"
+
 namespace stnc::passes {
 
 SmLimits smLimits(int smVersion) {
@@ -38,7 +40,7 @@ Residency residentBlocks(const BlockUse& b, const SmLimits& sm, const std::vecto
   for (const auto& [n, what] : limits) least = n < least ? n : least;
   r.blocks = static_cast<int>(least);
   for (const auto& [n, what] : limits)
-    if (n == least) r.limit += (r.limit.empty() ? "" : ", ") + std::string(what);
+    if (n == least) appendItem(r.limit, std::string(what));
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include "dag/Node.h"
 #include "sema/ScheduleArgs.h"
 #include "support/Suggest.h"
+#include "support/Text.h"
 
 namespace stnc::sema {
 
@@ -197,7 +198,7 @@ class DeclChecker {
   // `in c(k), s(i, k);`: distinct axes of the stencil in its order; fewer than all only for inputs.
   void checkFieldAxes(const ast::StencilDecl& s) {
     std::string order;
-    for (auto& a : s.axes) order += (order.empty() ? "" : ", ") + a.name;
+    for (auto& a : s.axes) appendItem(order, a.name);
     for (auto& f : s.fields) {
       if (!f.hasAxes) continue;
       if (f.axes.empty()) {

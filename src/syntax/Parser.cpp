@@ -10,6 +10,7 @@
 #include "StnLexer.h"
 #include "StnParser.h"
 #include "antlr4-runtime.h"
+#include "support/Text.h"
 
 namespace stnc {
 
@@ -198,7 +199,7 @@ class AstBuilder {
         ast::ScheduleArg arg;
         arg.key = named(a->key);
         arg.value = a->word ? a->word->getText() : a->num->getText() + (a->dims ? a->dims->getText() : "");
-        list += (list.empty() ? "" : ", ") + arg.key.name + " = " + arg.value;
+        appendItem(list, arg.key.name + " = " + arg.value);
         d.args.push_back(std::move(arg));
       }
       d.text += "(" + list + ")";

@@ -3,6 +3,7 @@
 // Built with -ffp-contract=off so results are bit-identical to the CUDA backend's (-fmad=false).
 #include "codegen/Backends.h"
 #include "codegen/KernelBody.h"
+#include "support/Text.h"
 
 namespace stnc::codegen {
 
@@ -52,7 +53,7 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.line();
   std::string fillCall = callArgs(k, ArgMode::Fill);
   std::string ptrs;
-  for (const dag::Field& f : k.fields) ptrs += (ptrs.empty() ? "" : ", ") + cIdent(f.name);
+  for (const dag::Field& f : k.fields) appendItem(ptrs, cIdent(f.name));
   p.openScope("namespace cpu");
   p.openScope("int sweep(const stnc_rt::Layout& L_, " + declArgs(k, ArgMode::Sweep) + ")");
   p.line("const void* ptrs_[kFieldCount] = {" + ptrs + "};");

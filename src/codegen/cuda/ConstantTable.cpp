@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "support/Text.h"
+
 namespace stnc::codegen {
 
 namespace {
@@ -32,7 +34,7 @@ void emitConstantTable(CPrinter& p, const dag::Context& ctx, const dag::Kernel& 
   const std::vector<double> t = constantTable(ctx, k);
   if (t.empty()) return;
   std::string init;
-  for (double v : t) init += (init.empty() ? "" : ", ") + literal(v, k.type);
+  for (double v : t) appendItem(init, literal(v, k.type));
   p.line("// The f64 constants that are not FP64 immediates, read from constant memory as instruction operands");
   p.line("// instead of being held in registers across the plane loop (codegen/cuda/ConstantTable.h).");
   p.line("__constant__ double kConst_[" + std::to_string(t.size()) + "] = {" + init + "};");

@@ -26,6 +26,7 @@
 #include "passes/RegionEdges.h"
 #include "passes/SmemPlan.h"
 #include "support/IntMath.h"
+#include "support/Text.h"
 
 namespace stnc::codegen {
 
@@ -34,8 +35,7 @@ namespace {
 std::string restrictArgs(const dag::Kernel& k) {
   std::string s;
   for (const dag::Field& f : k.fields)
-    s += (s.empty() ? "" : ", ") + std::string(f.role == dag::Role::In ? "const real* __restrict__ " : "real* __restrict__ ") +
-         cIdent(f.name);
+    appendItem(s, std::string(f.role == dag::Role::In ? "const real* __restrict__ " : "real* __restrict__ ") + cIdent(f.name));
   for (const std::string& p : k.params) s += ", const real " + cIdent(p);
   return s;
 }
@@ -487,8 +487,8 @@ void emitSweepOnLanes(CPrinter& p, const dag::Kernel& k) {
   if (k.regions.size() > 1) {
     std::string lo, hi;
     for (const dag::Region& r : k.regions) {
-      lo += (lo.empty() ? "" : ", ") + regionBoundsText(k, r, true);
-      hi += (hi.empty() ? "" : ", ") + regionBoundsText(k, r, false);
+      appendItem(lo, regionBoundsText(k, r, true));
+      appendItem(hi, regionBoundsText(k, r, false));
     }
     p.line("// Overlapping regions (updated in declaration order) keep one stream.");
     p.line("static constexpr int kRegionLo_[][3] = {" + lo + "}, kRegionHi_[][3] = {" + hi + "};");
@@ -627,7 +627,7 @@ void emitKernel(CPrinter& p, const dag::Module& m, const dag::Kernel& k) {
   p.closeScope("namespace");
   p.line();
   std::string ptrs;
-  for (const dag::Field& f : k.fields) ptrs += (ptrs.empty() ? "" : ", ") + cIdent(f.name);
+  for (const dag::Field& f : k.fields) appendItem(ptrs, cIdent(f.name));
   std::string sweepCall = callArgs(k, ArgMode::Sweep);
   std::string fillArgs = "L_" + (fillCall.empty() ? "" : ", " + fillCall);
   p.openScope("namespace cuda");

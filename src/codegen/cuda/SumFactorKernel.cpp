@@ -5,6 +5,7 @@
 
 #include "codegen/cuda/LaunchText.h"
 #include "passes/SmemPlan.h"
+#include "support/Text.h"
 
 namespace stnc::codegen {
 
@@ -48,7 +49,7 @@ std::string accName(int j) { return "acc" + num(j) + "_"; }
 std::string planesOf(const dag::SumFactor& f, size_t c) {
   std::string s;
   for (size_t i = 0; i < f.planeClass.size(); ++i)
-    if (f.planeClass[i] == static_cast<int>(c)) s += (s.empty() ? "" : ", ") + num(f.d0lo() + static_cast<long>(i));
+    if (f.planeClass[i] == static_cast<int>(c)) appendItem(s, num(f.d0lo() + static_cast<long>(i)));
   return s;
 }
 
@@ -152,7 +153,7 @@ void emitSumFactorKernel(CPrinter& p, const dag::Kernel& k, const std::string& k
     p.line("const bool need" + num(static_cast<long>(c)) + "_ = " + cond + ";  // class " + num(static_cast<long>(c)) + " (planes " + planesOf(f, c) + ")");
   }
   std::string xDecl;
-  for (int a : xs) xDecl += (xDecl.empty() ? "" : ", ") + xName(a) + "[kRows + 2 * kR1][kVec]";
+  for (int a : xs) appendItem(xDecl, xName(a) + "[kRows + 2 * kR1][kVec]");
   p.line("real " + xDecl + ";  // X_a of this thread's columns in its tile rows");
   p.line("#pragma unroll");
   p.openScope("for (int r_ = 0; r_ < kRows + 2 * kR1; ++r_)");

@@ -17,6 +17,7 @@
 #include "codegen/KernelBody.h"
 #include "codegen/Launcher.h"
 #include "codegen/cuda/ConstantTable.h"
+#include "support/Text.h"
 
 namespace stnc::codegen {
 
@@ -42,7 +43,7 @@ const char* kindName(dag::BoundaryKind kind) {
 std::string pairArgs(const dag::Kernel& k, const passes::TemporalPlan& t) {
   std::string s;
   for (const dag::Field& f : k.fields)
-    s += (s.empty() ? "" : ", ") + std::string(f.name == t.out ? "real* __restrict__ " : "const real* __restrict__ ") + cIdent(f.name);
+    appendItem(s, std::string(f.name == t.out ? "real* __restrict__ " : "const real* __restrict__ ") + cIdent(f.name));
   for (const std::string& p : k.params) s += ", const real " + cIdent(p);
   return s + ", real* __restrict__ fin_, const long chunk_";
 }
@@ -79,8 +80,8 @@ void emitTemporalPair(CPrinter& p, const dag::Module& m, const dag::Kernel& k, c
   // resident blocks; measured 2x slower).
   std::string haloDecl, haloCall;
   for (const dag::Field& f : k.fields) {
-    haloDecl += (haloDecl.empty() ? "" : ", ") + std::string("const real* __restrict__ ") + cIdent(f.name);
-    haloCall += (haloCall.empty() ? "" : ", ") + cIdent(f.name);
+    appendItem(haloDecl, std::string("const real* __restrict__ ") + cIdent(f.name));
+    appendItem(haloCall, cIdent(f.name));
   }
   for (const std::string& prm : k.params) {
     haloDecl += ", const real " + cIdent(prm);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "codegen/KernelBody.h"
+#include "support/Text.h"
 
 namespace stnc::codegen {
 
@@ -91,14 +92,14 @@ std::string paramNames(const dag::Kernel& k) {
 
 std::string fieldList(const dag::Kernel& k) {
   std::string s;
-  for (const dag::Field& f : k.fields) s += (s.empty() ? "" : ", ") + cIdent(f.name);
+  for (const dag::Field& f : k.fields) appendItem(s, cIdent(f.name));
   return s;
 }
 
 // "real* u, real* unew": every field as a plain pointer (exchange).
 std::string plainFieldDecls(const dag::Kernel& k) {
   std::string s;
-  for (const dag::Field& f : k.fields) s += (s.empty() ? "" : ", ") + std::string("real* ") + cIdent(f.name);
+  for (const dag::Field& f : k.fields) appendItem(s, std::string("real* ") + cIdent(f.name));
   return s;
 }
 

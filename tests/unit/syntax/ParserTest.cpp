@@ -346,7 +346,7 @@ TEST_CASE("syntax errors name tokens in the language's words, not the grammar's"
     CHECK_FALSE(p->module);
     return p->diagText();
   };
-  CHECK(message("stencil s() { in a; out b; b = a; }").find("expected a name before ')'") != std::string::npos);
+  CHECK(message("stencil s(i, ) { in a; out b; b = a; }").find("expected a name before ')'") != std::string::npos);
   CHECK(message("stencil s(i) { in a; out b; b = a + ; }").find("expected an expression, found ';'") !=
         std::string::npos);
   CHECK(message("stencil s(i) { in a; out b; b = a").find("expected ';' before the end of the file") !=
