@@ -110,9 +110,11 @@ void demoteToNaive(dag::Kernel& k, const std::string& reason) {
 }
 }  // namespace
 
-bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& info, std::string& error, bool blockGiven) {
+bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& info, std::string& error, bool fitBeside,
+                     bool blockGiven) {
   info.clear();
   if (!demoteSpilling(m, arch, info, error)) return false;
+  if (!fitBeside) return true;
   const PtxasRun run = [&arch](const dag::Module& mm, std::map<std::string, PtxasInfo>& out, std::string& err) { return ptxasInfo(mm, arch, out, err); };
   return fitDefaultParts(m, passes::smVersionOf(arch), blockGiven, info, run, error);
 }

@@ -28,8 +28,9 @@ bool ptxasInfo(const dag::Module& m, const std::string& arch, std::map<std::stri
 // Demotes stream schedules that spill (code generated afterwards uses the new schedules); info: ptxas's numbers of
 // the module as it then is. False on failure.
 bool demoteSpilling(dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& info, std::string& error);
-// demoteSpilling, then driver/FitBeside's refit of region kernels' default parts (blockGiven: --block was given).
+// demoteSpilling, then with fitBeside (`--fit-beside`) driver/FitBeside's refit of region kernels' default parts
+// (blockGiven: --block was given).
 bool verifySchedules(dag::Module& m, const std::string& arch, std::map<std::string, PtxasInfo>& info, std::string& error,
-                     bool blockGiven = false);
+                     bool fitBeside = false, bool blockGiven = false);
 
 }  // namespace stnc::driver
