@@ -17,6 +17,7 @@
 #include "driver/InferExtents.h"
 #include "driver/Npy.h"
 #include "driver/PointSources.h"
+#include "driver/RegionCheck.h"
 #include "driver/RunData.h"
 #include "support/Text.h"
 #ifdef STNC_HAVE_INTERP
@@ -126,6 +127,7 @@ int runMain(int argc, char** argv) {
   if (static_cast<int>(n.size()) != k->rank())
     return fail("--size has " + std::to_string(n.size()) + " extents, stencil '" + k->name + "' has " +
                 std::to_string(k->rank()) + " axes");
+  for (const std::string& w : regionWarnings(*k, n)) std::cerr << "stnc run: warning: " << w << "\n";
 
   // Point sources.
   PointSources src;

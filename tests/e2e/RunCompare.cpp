@@ -1645,6 +1645,16 @@ int errMissingArgs() {
                   "--in", "u=" + u, "--out", "unew=" + out, "--param", "dt=0.1"});
   expectFailure(p, {"--size"});
   expect(!fs::exists(out), "an output was written with a bad --size");
+  // Regions apart at one size overlap at another: the run says so (the compiler cannot: driver/RegionCheck).
+  {
+    const std::string r37 = writeInput(w, "r37", {39, 10}), r41 = writeInput(w, "r41", {43, 10});
+    p = runProcess({g_opt.stnc, "run", stn("tworegions2d.stn"), "--in", "u=" + r37, "--out", "v=" + out});
+    expect(p.status == 0 && !contains(p.output, "warning"), "regions apart at 37x10 drew a warning: " + p.output);
+    p = runProcess({g_opt.stnc, "run", stn("tworegions2d.stn"), "--in", "u=" + r41, "--out", "v=" + out});
+    expect(p.status == 0 && contains(p.output, "warning: regions 'a' and 'b' overlap at 41x10"),
+           "regions overlapping at 41x10 drew no warning: " + p.output);
+    fs::remove(out);
+  }
   std::cout << "e2e: PASS err_missing_args\n";
   return 0;
 }
