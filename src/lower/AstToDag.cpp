@@ -80,7 +80,8 @@ class Lowerer {
   Lowerer(Globals& g, const ast::StencilDecl* stencil) : g_(g), ctx_(g.ctx), s_(stencil) {
     if (!s_) return;
     for (auto& f : s_->fields) {
-      fieldRoles_[f.id.name] = f.role;
+      // The first declaration of a name counts, as in sema (a redefinition was reported there).
+      if (!fieldRoles_.emplace(f.id.name, f.role).second) continue;
       if (unsigned m = fieldAxisMask(*s_, f)) fieldAxes_[f.id.name] = m;
     }
     for (auto& p : s_->params) params_.insert(p.name);

@@ -1,6 +1,7 @@
 #include "sema/CheckDecls.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "dag/Node.h"
@@ -73,21 +74,33 @@ class DeclChecker {
       diags_.report(DiagId::err_bad_type, s.type.loc) << s.type.name;
     if (s.axes.empty() || s.axes.size() > 3) diags_.report(DiagId::err_axes_count, s.id.loc) << s.id.name << s.axes.size();
     std::map<std::string, Loc> locals;
-    auto local = [&](const ast::Named& n) {
+    // hint: a note for a redefinition (the field declared 'in' and 'out' wants 'inout').
+    auto local = [&](const ast::Named& n, std::optional<DiagId> hint = std::nullopt) {
       if (isReservedName(n.name)) {
         diags_.report(DiagId::err_reserved_name, n.loc) << n.name;
         return;
       }
       auto it = locals.find(n.name);
       if (it != locals.end()) {
-        diags_.report(DiagId::err_redefinition, n.loc).note(DiagId::note_previous, it->second) << n.name;
+        auto d = diags_.report(DiagId::err_redefinition, n.loc);
+        d.note(DiagId::note_previous, it->second);
+        if (hint) d.note(*hint, n.loc, {n.name});
+        d << n.name;
         return;
       }
       locals[n.name] = n.loc;
       if (globals_.count(n.name)) diags_.report(DiagId::warn_shadow, n.loc) << n.name;
     };
     for (auto& a : s.axes) local(a);
-    for (auto& f : s.fields) local(f.id);
+    for (size_t i = 0; i < s.fields.size(); ++i) {
+      const ast::FieldDecl& f = s.fields[i];
+      bool inAndOut = false;  // declared 'in' once and 'out' once (either order)
+      for (size_t j = 0; j < i; ++j)
+        if (s.fields[j].id.name == f.id.name && s.fields[j].role != f.role && s.fields[j].role != ast::FieldRole::InOut &&
+            f.role != ast::FieldRole::InOut)
+          inAndOut = true;
+      local(f.id, inAndOut ? std::optional<DiagId>(DiagId::note_declare_inout) : std::nullopt);
+    }
     for (auto& p : s.params) local(p);
     for (auto& l : s.lets) local(l.id);
     std::set<std::string> regions;
@@ -112,6 +125,7 @@ class DeclChecker {
       if (!eq.region.name.empty() && !regions.count(eq.region.name)) {
         diags_.report(DiagId::err_unknown_region, eq.region.loc) << eq.region.name << s.id.name;
         suggest(eq.region, {regions.begin(), regions.end()});
+        writtenSomewhere.insert(eq.target.name);  // meant to be written: no "never assigned" on top
         continue;
       }
       auto it = fields.find(eq.target.name);
@@ -134,8 +148,8 @@ class DeclChecker {
       assigned[key] = eq.target.loc;
       writtenSomewhere.insert(eq.target.name);
     }
-    for (auto& f : s.fields)
-      if (f.role != ast::FieldRole::In && !writtenSomewhere.count(f.id.name))
+    for (auto& f : s.fields)  // the first declaration of each name (a redefinition was reported above)
+      if (fields.at(f.id.name) == &f && f.role != ast::FieldRole::In && !writtenSomewhere.count(f.id.name))
         diags_.report(DiagId::err_output_not_written, f.id.loc) << f.id.name << s.id.name;
 
     std::set<std::string> swapped;
