@@ -273,7 +273,7 @@ class Lowerer {
       return kNoNode;
     }
     if (g_.syms.defs.count(n)) {
-      g_.diags.report(DiagId::err_arity, e.loc) << n << g_.syms.defs.at(n)->params.size() << 0;
+      g_.diags.report(DiagId::err_arity, e.loc) << n << counted(g_.syms.defs.at(n)->params.size(), "argument", "arguments") << 0;
       return kNoNode;
     }
     if (!s_ && (g_.syms.stencils.count(n) == 0)) {
@@ -425,7 +425,7 @@ class Lowerer {
     const std::string& n = e.name;
     auto arity = [&](size_t want) {
       if (e.args.size() == want) return true;
-      g_.diags.report(DiagId::err_arity, e.loc) << n << want << e.args.size();
+      g_.diags.report(DiagId::err_arity, e.loc) << n << counted(want, "argument", "arguments") << e.args.size();
       return false;
     };
     if (n == "select") {
