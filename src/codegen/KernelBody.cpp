@@ -156,13 +156,19 @@ std::string partNamespace(const dag::Kernel& k, int part) { return part < 0 ? "d
 
 std::string partScope(const dag::Kernel& k, int part) { return k.partSchedules.count(part) ? partNamespace(k, part) + "::" : ""; }
 
-std::string regionBoundsText(const dag::Kernel& k, const dag::Region& r, bool lo) {
-  std::string s = "{";
-  for (int d = 0; d < 3; ++d) {
-    const int a = d - (3 - k.rank());
-    s += (d ? ", " : "") + std::to_string(a < 0 ? 0 : (lo ? r.lo[a] : r.hi[a]));
+void regionBounds(const dag::Kernel& k, const dag::Region& r, int lo[3], int hi[3]) {
+  for (int d = 0; d < 3; ++d) lo[d] = hi[d] = 0;
+  for (int a = 0; a < k.rank(); ++a) {
+    lo[internalDim(k, a)] = r.lo[static_cast<size_t>(a)];
+    hi[internalDim(k, a)] = r.hi[static_cast<size_t>(a)];
   }
-  return s + "}";
+}
+
+std::string regionBoundsText(const dag::Kernel& k, const dag::Region& r, bool lo) {
+  int b[2][3];
+  regionBounds(k, r, b[0], b[1]);
+  const int* v = lo ? b[0] : b[1];
+  return "{" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + "}";
 }
 
 void emitPartDispatch(CPrinter& p, const dag::Kernel& k, const std::function<std::string(int, const std::string&)>& call,

@@ -48,7 +48,9 @@ std::string partScope(const dag::Kernel& k, int part);
 // Columns from a 128-byte boundary to interior column 0 in the arrays of the kernel's layout() (makeLayout with
 // k.alignColumn): (-alignColumn) mod (128 bytes); 0 without --align-region.
 long layoutPhase(const dag::Kernel& k);
-// "{0, 27, 27}": a region's lower (lo) or upper bounds as a 3-D initializer (rank < 3: leading zeros).
+// A region's bounds on the internal (3-D) dimensions, as stnc_rt::regionBox takes them (rank < 3: leading zeros).
+void regionBounds(const dag::Kernel& k, const dag::Region& r, int lo[3], int hi[3]);
+// "{0, 27, 27}": regionBounds' lower (lo) or upper bounds as a 3-D initializer.
 std::string regionBoundsText(const dag::Kernel& k, const dag::Region& r, bool lo);
 // Emits the host-side loop that splits `clip_` into the kernel's parts and calls
 // CALL(part, box) for each (the default part: clip minus every region).

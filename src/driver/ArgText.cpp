@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "support/Text.h"
+
 namespace stnc::driver {
 
 NumberRead readSignedNumber(const std::string& text, double& value) {
@@ -21,6 +23,12 @@ bool splitAssign(const std::string& text, std::string& name, std::string& value)
   name = text.substr(0, eq);
   value = text.substr(eq + 1);
   return true;
+}
+
+std::string extentsText(const std::vector<long>& n) {
+  std::string s;
+  for (long e : n) appendItem(s, std::to_string(e), "x");
+  return s;
 }
 
 bool parseLongList(const std::string& text, char sep, std::vector<long>& values, std::string& bad) {

@@ -22,6 +22,8 @@ bool splitAssign(const std::string& text, std::string& name, std::string& value)
 // Integers separated by `sep` ("64x64x64" with 'x', "3,4,5" with ','); false with the first part that is
 // not an integer (empty parts included) in `bad`.
 bool parseLongList(const std::string& text, char sep, std::vector<long>& values, std::string& bad);
+// "61x37x53": extents as --size spells them (parseLongList's inverse with 'x').
+std::string extentsText(const std::vector<long>& n);
 
 // A CLI11 check for a whole number >= lo: "--steps: expected a whole number >= 0, got '-1'" (CLI11's own
 // NonNegativeNumber printed its range up to DBL_MAX in full).

@@ -20,6 +20,7 @@
 #include "codegen/Launcher.h"
 #include "codegen/runtime/stnc_runtime.h"
 #include "dag/Printer.h"
+#include "driver/ArgText.h"
 #include "driver/CompareResults.h"
 #include "driver/Driver.h"
 #include "driver/Files.h"
@@ -29,13 +30,6 @@ namespace stnc::driver {
 namespace {
 
 using json = nlohmann::json;
-
-// "61x37x53": extents as --size spells them.
-std::string extentsText(const std::vector<long>& n) {
-  std::string s;
-  for (long e : n) s += (s.empty() ? "" : "x") + std::to_string(e);
-  return s;
-}
 
 json scheduleJson(const dag::Schedule& s) {
   return {{"strategy", dag::strategyName(s.strategy)}, {"block", std::to_string(s.blockX) + "x" + std::to_string(s.blockY)},

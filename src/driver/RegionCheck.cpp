@@ -4,8 +4,8 @@
 
 #include "codegen/KernelBody.h"
 #include "codegen/runtime/stnc_runtime.h"
+#include "driver/ArgText.h"
 #include "driver/Driver.h"
-#include "support/Text.h"
 
 namespace stnc::driver {
 
@@ -13,11 +13,8 @@ namespace {
 
 // The region's box in L's interior, as the generated sweeps place it (stnc_rt::regionBox on internal dimensions).
 stnc_rt::Box boxOf(const dag::Kernel& k, const stnc_rt::Layout& L, const dag::Region& r) {
-  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  for (int a = 0; a < k.rank(); ++a) {
-    lo[codegen::internalDim(k, a)] = r.lo[static_cast<size_t>(a)];
-    hi[codegen::internalDim(k, a)] = r.hi[static_cast<size_t>(a)];
-  }
+  int lo[3], hi[3];
+  codegen::regionBounds(k, r, lo, hi);
   return stnc_rt::regionBox(L, lo, hi);
 }
 
@@ -27,8 +24,7 @@ std::vector<std::string> regionWarnings(const dag::Kernel& k, const std::vector<
   std::vector<std::string> out;
   stnc_rt::Layout L{};
   if (k.regions.empty() || static_cast<int>(n.size()) != k.rank() || !kernelLayout(k, n.data(), L)) return out;
-  std::string at;
-  for (long e : n) appendItem(at, std::to_string(e), "x");
+  const std::string at = extentsText(n);
   const std::vector<int> parts = dag::kernelParts(k);
   std::vector<int> regions;  // the regions with equations
   for (int p : parts)
