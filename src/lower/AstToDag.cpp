@@ -599,6 +599,9 @@ class Lowerer {
       g_.diags.report(DiagId::err_too_large, e.loc) << "this sum" << kMaxSumTerms;
       return kNoNode;
     }
+    // An empty range sums to 0 (so `sum(m in 1..R)` with R = 0 is no term); written with two literal bounds, such
+    // as 3..1, it is most likely a range meant to run downwards.
+    if (lo > hi && isIntLiteral(*e.args[0]) && isIntLiteral(*e.args[1])) g_.diags.report(DiagId::warn_sum_empty, e.loc) << lo << hi;
     NodeId acc = kNoNode;
     for (int m = lo; m <= hi; ++m) {
       Env inner;
@@ -611,7 +614,12 @@ class Lowerer {
       if (v == kNoNode) return kNoNode;
       acc = accumulate(acc, v);
     }
-    return acc == kNoNode ? ctx_.constant(0.0) : acc;  // an empty range sums to 0
+    return acc == kNoNode ? ctx_.constant(0.0) : acc;
+  }
+
+  // A number as written, or one negated: `3`, `-1` (not a const's name or an expression of them).
+  static bool isIntLiteral(const Expr& e) {
+    return e.kind == ExprKind::Number || (e.kind == ExprKind::Unary && e.op == "-" && e.args[0]->kind == ExprKind::Number);
   }
 
   NodeId evalUnary(const Expr& e, const Env* env, Offset shift) {

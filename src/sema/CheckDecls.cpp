@@ -1,8 +1,10 @@
 #include "sema/CheckDecls.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "dag/Node.h"
 #include "sema/ScheduleArgs.h"
@@ -152,8 +154,17 @@ class DeclChecker {
       if (fields.at(f.id.name) == &f && f.role != ast::FieldRole::In && !writtenSomewhere.count(f.id.name))
         diags_.report(DiagId::err_output_not_written, f.id.loc) << f.id.name << s.id.name;
 
-    std::set<std::string> swapped;
+    std::map<std::string, Loc> swapped;                      // field -> where a swap first names it
+    std::map<std::pair<std::string, std::string>, Loc> pairs;  // {a, b} in order -> that swap
     for (auto& sw : s.swaps) {
+      if (sw.a.name != sw.b.name) {  // `swap u, v;` twice (or `swap v, u;`): one error for the statement
+        auto pair = std::minmax(sw.a.name, sw.b.name);
+        auto [prev, fresh] = pairs.emplace(std::make_pair(pair.first, pair.second), sw.a.loc);
+        if (!fresh) {
+          diags_.report(DiagId::err_swap_repeated, sw.a.loc).note(DiagId::note_first_listed, prev->second) << sw.a.name << sw.b.name;
+          continue;
+        }
+      }
       for (const ast::Named* n : {&sw.a, &sw.b}) {
         if (!fields.count(n->name)) {
           diags_.report(DiagId::err_swap_bad, n->loc) << n->name << "not a field of this stencil";
@@ -161,7 +172,8 @@ class DeclChecker {
           continue;
         }
         const bool twiceHere = n == &sw.b && sw.a.name == sw.b.name;  // `swap a, a`: reported once, below
-        if (!swapped.insert(n->name).second && !twiceHere) diags_.report(DiagId::err_swap_twice, n->loc) << n->name;
+        auto [first, fresh] = swapped.emplace(n->name, n->loc);
+        if (!fresh && !twiceHere) diags_.report(DiagId::err_swap_twice, n->loc).note(DiagId::note_first_listed, first->second) << n->name;
       }
       for (const ast::Named* n : {&sw.a, &sw.b})
         if (fields.count(n->name) && lowerRank(s, *fields.at(n->name)))

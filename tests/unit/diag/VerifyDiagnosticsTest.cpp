@@ -177,7 +177,6 @@ const std::map<std::string, std::string> kNotFromUserInput = {
      "only for a main file that does not exist (tested below) or an import that exists but cannot be read"},
     {"err_bad_number", "the lexer only accepts numbers that strtod reads completely"},
     {"err_group_empty", "the grammar requires at least one group member"},
-    {"err_sum_range", "never emitted: an empty sum range is 0 by design"},
     {"err_let_twice", "never emitted: a let defined twice is err_redefinition"},
 };
 
