@@ -115,6 +115,9 @@ struct Schedule {
                         // instead of every thread copying 16-byte chunks (--tma=on); 2 = both kernels, the
                         // launch takes the accelerator for slab boxes (thin along dim 0 or 1, two tiles wide
                         // or more: a region kernel's default part; passes::chooseSlabTma)
+  int slabVec = 0;      // Stream with tma 2: points per thread of the slab kernel (0 = vec; `slab_vec`, --slab-vec):
+                        // slab boxes span whole rows, so lanes do not idle at the vector width the part's
+                        // narrow boxes (27-column PML faces) keep
   int temporal = 0;     // 1: cuda::step fuses steps in pairs (temporal blocking, --temporal=on); 2: only for
                         // fields of kTemporalMinBytes or more (--temporal=auto: where it was measured to pay)
   std::string temporalWhy;  // why (not), for the generated comment and --report
@@ -173,6 +176,7 @@ struct ScheduleRequest {
   std::string text;      // ast::ScheduleDecl::text (without `schedule`), for --report and the generated comment
   std::string strategy;  // "" | auto | naive | stream
   int blockX = 0, blockY = 0, chunk = 0, unroll = 0, prefetch = -1, rows = 0, vec = 0;
+  int slabVec = 0;       // slab_vec
   std::string smem;      // "" | auto | on | off
   std::string heads;     // "" | auto | ring | global (--queue-heads)
   std::string tma;       // "" | auto | on | off (--tma)

@@ -103,6 +103,12 @@ void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
                  "stream: consecutive points of the innermost axis per thread, loaded and stored as one vector "
                  "(1, 2 or 4; at most 16 bytes: 2 for f64); in-row neighbours are shared between them")
       ->check(CLI::IsMember({1, 2, 4}));
+  app.add_option("--slab-vec", fe.schedule.slabVec,
+                 "stream, a region kernel's default part: points per thread of its slab kernel (the boxes around the "
+                 "regions that are thin along the first or second axis, copied by the tensor memory accelerator; the "
+                 "source's key slab_vec), which may differ from --vec: slab boxes are whole rows wide, while the part's "
+                 "narrow boxes (a 27-column PML face) idle lanes at wide tiles. Default: --vec")
+      ->check(CLI::IsMember({1, 2, 4}));
   auto autoOnOff = [&app](const std::string& name, std::string& value, const std::string& help) {
     app.add_option(name, value, help)->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
   };

@@ -58,9 +58,7 @@ bool fitDefaultParts(dag::Module& m, int smVersion, bool blockGiven, std::map<st
       if (s.blockY / 2 < kMinRows) continue;
       s.blockY /= 2;
       if (s.smem && !passes::planSmem(m.ctx, k, -1, s).ok) continue;
-      dag::Schedule viaTma = s;
-      viaTma.tma = 1;
-      if (s.tma == 2 && !passes::planSmem(m.ctx, k, -1, viaTma).ok) continue;
+      if (s.tma == 2 && !passes::planSmemTma(m.ctx, k, -1, s).ok) continue;
       k.partSchedules[-1] = s;
       tried.push_back(r);
       triedKernels.insert(r.kernel);

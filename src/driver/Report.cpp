@@ -118,6 +118,7 @@ void printReport(std::ostream& os, const dag::Module& m, const std::map<std::str
         os << "; slab boxes (thin along dim 0 or 1, two tiles wide or more): a second kernel whose tiles the tensor memory "
               "accelerator copies, "
            << viaTma.bytes / 1024 << " KiB per block (" << viaTma.blocksPerSm << " per SM)";
+        if (k.scheduleOf(part).slabVec > 0) os << ", " << k.scheduleOf(part).slabVec << " points per thread (slab_vec)";
       }
       os << "\n";
     }

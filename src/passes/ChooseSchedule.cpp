@@ -411,6 +411,7 @@ ScheduleOverride mergeRequest(const ScheduleOverride& o, const dag::ScheduleRequ
   if (take(m.prefetch < 0, r.prefetch >= 0)) m.prefetch = r.prefetch;
   if (take(m.rows == 0, r.rows > 0)) m.rows = r.rows;
   if (take(m.vec == 0, r.vec > 0)) m.vec = r.vec;
+  if (take(m.slabVec == 0, r.slabVec > 0)) m.slabVec = r.slabVec;
   if (take(m.smem == "auto", !r.smem.empty())) m.smem = r.smem;
   if (take(m.queueHeads == "auto", !r.heads.empty())) m.queueHeads = r.heads;
   if (take(m.tma == "auto", !r.tma.empty())) m.tma = r.tma;
@@ -536,10 +537,25 @@ void chooseSlabTma(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverri
   if (std::find(parts.begin(), parts.end(), -1) == parts.end()) return;
   dag::Schedule s = k.scheduleOf(-1);
   if (s.strategy != dag::Strategy::Stream || !s.smem || s.tma) return;
-  const SmemPlan plain = planSmem(ctx, k, -1, s), viaTma = planSmemTma(ctx, k, -1);
+  const SmemPlan plain = planSmem(ctx, k, -1, s), viaTma = planSmemTma(ctx, k, -1, s);
   if (!plain.ok || !viaTma.ok || !viaTma.tma) return;
   s.tma = 2;
   s.reason += "; slab boxes (thin along dim 0 or 1, two tiles wide or more) copied by the tensor memory accelerator";
+  // slab_vec (--slab-vec): the slab kernel at its own points per thread. Its boxes are whole rows wide, so the
+  // lanes a 27-column PML face idles at wider tiles do not idle there (the acoustic shell's i- and j-faces hold
+  // ~70 % of its points: PTX loop 311 instructions per 2 points at vec 2, 530 per 4 at vec 4, -15 % a point).
+  const int maxVec = static_cast<int>(16 / dag::elemSize(k.type));
+  if (o.slabVec > 0 && std::min(o.slabVec, maxVec) != s.vec) {
+    dag::Schedule t = s;
+    t.slabVec = std::min(o.slabVec, maxVec);
+    const SmemPlan slab = planSmemTma(ctx, k, -1, t);
+    if (slab.ok) {
+      s.slabVec = t.slabVec;
+      s.reason += " at " + std::to_string(s.slabVec) + " point(s) per thread (slab_vec)";
+    } else {
+      s.reason += "; slab_vec " + std::to_string(t.slabVec) + " not used: the slab kernel's rings do not fit (" + slab.why + ")";
+    }
+  }
   k.partSchedules[-1] = s;
 }
 
@@ -575,6 +591,10 @@ std::vector<std::string> ignoredOptions(const ScheduleOverride& o, const dag::Ke
 
 namespace {
 
+const char* const kSlabVecWhy =
+    "slab_vec shapes the second kernel of a region kernel's default part (the boxes around the regions that are thin "
+    "along the first or second axis, their tiles copied by the tensor memory accelerator), which it has not";
+
 // "a", "a and b", "a, b and c".
 std::string listText(const std::vector<std::string>& items) {
   std::string list;
@@ -595,8 +615,15 @@ bool chooseSchedules(dag::Module& m, DiagEngine& diags, const ScheduleOverride& 
           << listText(ignored) + (ignored.size() > 1 ? " have" : " has") << k.name << why;
     if (k.request.present) k.schedule.reason += "; the source asks for schedule " + k.request.text;
     fillPartSchedules(m.ctx, k, ko);
+    if (ko.slabVec > 0 && k.scheduleOf(-1).tma != 2)
+      diags.report(DiagId::warn_schedule_option_unused, k.request.present && k.request.slabVec > 0 ? k.request.loc : k.loc)
+          << "slab_vec " + std::to_string(ko.slabVec) + " has" << k.name << kSlabVecWhy;
     for (const auto& [part, req] : k.partRequests) {
-      const std::vector<std::string> unused = ignoredOptions(partOverride(ScheduleOverride{}, req), k, k.scheduleOf(part), why);
+      std::vector<std::string> unused = ignoredOptions(partOverride(ScheduleOverride{}, req), k, k.scheduleOf(part), why);
+      if (req.slabVec > 0) {  // a region's part has no slab kernel
+        unused.push_back("slab_vec " + std::to_string(req.slabVec));
+        if (unused.size() == 1) why = kSlabVecWhy;
+      }
       if (!unused.empty())
         diags.report(DiagId::warn_schedule_option_unused, req.loc)
             << listText(unused) + (unused.size() > 1 ? " have" : " has") << k.name + " @ " + k.regions[part].name << why;

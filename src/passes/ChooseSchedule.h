@@ -24,6 +24,7 @@ struct ScheduleOverride {
   int prefetch = -1;              // -1 = default
   int rows = 0;                   // 0 = default
   int vec = 0;                    // 0 = default
+  int slabVec = 0;                // 0 = vec: the slab kernel's points per thread (Schedule::slabVec)
   std::string smem = "auto";      // auto | on | off: stream planes through shared memory (cp.async)
   std::string queueHeads = "auto";  // auto | ring | global: where a ring kernel's register queues load their newest plane
   std::string tma = "auto";       // auto | on | off: ring tiles copied by the tensor memory accelerator

@@ -87,12 +87,20 @@ ColumnSpan ringColumns(int lo2, int hi2, int width, int rows, int threads, int e
 // Under schedule s; without it, the part's own (k.scheduleOf(part)).
 SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part, const dag::Schedule& s);
 inline SmemPlan planSmem(const dag::Context& ctx, const dag::Kernel& k, int part) { return planSmem(ctx, k, part, k.scheduleOf(part)); }
-// The part's rings as the tensor memory accelerator would fill them (its own schedule with Schedule::tma 1):
-// the second kernel of Schedule::tma 2, and what passes::chooseSlabTma checks fits.
-inline SmemPlan planSmemTma(const dag::Context& ctx, const dag::Kernel& k, int part) {
-  dag::Schedule t = k.scheduleOf(part);
+// The schedule of Schedule::tma 2's second kernel, the slab kernel: s with the tensor memory accelerator's rings
+// (tma 1) at its own points per thread (Schedule::slabVec, when set).
+inline dag::Schedule slabSchedule(const dag::Schedule& s) {
+  dag::Schedule t = s;
   t.tma = 1;
-  return planSmem(ctx, k, part, t);
+  if (s.slabVec > 0) t.vec = s.slabVec;
+  t.slabVec = 0;
+  return t;
 }
+// The part's rings as the tensor memory accelerator would fill them (slabSchedule of its own schedule): the
+// second kernel of Schedule::tma 2, and what passes::chooseSlabTma checks fits.
+inline SmemPlan planSmemTma(const dag::Context& ctx, const dag::Kernel& k, int part, const dag::Schedule& s) {
+  return planSmem(ctx, k, part, slabSchedule(s));
+}
+inline SmemPlan planSmemTma(const dag::Context& ctx, const dag::Kernel& k, int part) { return planSmemTma(ctx, k, part, k.scheduleOf(part)); }
 
 }  // namespace stnc::passes

@@ -57,12 +57,13 @@ bool readScheduleArg(const std::string& key, const std::string& value, dag::Sche
       {"rows", 1, 8, &dag::ScheduleRequest::rows, "a whole number from 1 to 8"},
       {"unroll", 1, 16, &dag::ScheduleRequest::unroll, "a whole number from 1 to 16"},
       {"vec", 1, 4, &dag::ScheduleRequest::vec, "1, 2 or 4"},
+      {"slab_vec", 1, 4, &dag::ScheduleRequest::slabVec, "1, 2 or 4"},
   };
   for (const Num& n : nums) {
     if (key != n.key) continue;
     expected = n.expected;
     int v = 0;
-    if (!intIn(value, n.lo, n.hi, v) || (key == "vec" && v == 3)) return false;
+    if (!intIn(value, n.lo, n.hi, v) || ((key == "vec" || key == "slab_vec") && v == 3)) return false;
     r.*(n.field) = v;
     return true;
   }

@@ -222,14 +222,16 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
   emitStreamKernel(p, m, k, part, rows, vec, kname, restrictArgs(k), sp.ok ? &sp : nullptr);
   // Schedule::tma 2 (passes::chooseSlabTma): a second kernel whose rings the tensor memory accelerator fills,
   // for the slab boxes of the part.
-  const passes::SmemPlan spT = k.schedule.tma == 2 && sp.ok ? passes::planSmemTma(m.ctx, k, part) : passes::SmemPlan{};
+  const passes::SmemPlan spT = k.schedule.tma == 2 && sp.ok ? passes::planSmemTma(m.ctx, k, part, k.schedule) : passes::SmemPlan{};
   const bool slabs = spT.ok && spT.tma;
+  dag::Kernel kt = k;  // the slab kernel's: the kernel emitter reads the schedule from the kernel
+  kt.schedule = passes::slabSchedule(k.schedule);
+  const int vecT = std::max(1, kt.schedule.vec);
   if (slabs) {
-    dag::Kernel kt = k;  // the kernel emitter reads the schedule from the kernel
-    kt.schedule.tma = 1;
     p.line("// The same part for slab boxes (thin along dim 0 or 1, two tiles wide or more), its tiles copied by the tensor memory");
-    p.line("// accelerator: " + std::to_string(spT.bytes) + " bytes of rings per block, " + std::to_string(spT.blocksPerSm) + " block(s) per SM.");
-    emitStreamKernel(p, m, kt, part, rows, vec, kname + "_tma", restrictArgs(k), &spT);
+    p.line("// accelerator: " + std::to_string(spT.bytes) + " bytes of rings per block, " + std::to_string(spT.blocksPerSm) + " block(s) per SM" +
+           (vecT != vec ? ", " + std::to_string(vecT) + " points per thread (slab_vec: slab boxes are whole rows wide)." : "."));
+    emitStreamKernel(p, m, kt, part, rows, vecT, kname + "_tma", restrictArgs(k), &spT);
   }
   // Rows left over when the box's dim-1 extent is not a multiple of `rows`, and columns outside the
   // box's vec-aligned span: one point per thread (with rings: only for unaligned layouts).
@@ -251,8 +253,8 @@ void emitStream(CPrinter& p, const dag::Module& m, const dag::Kernel& k, int par
       p.line("// Slab boxes (passes::chooseSlabTma; bench/results/2026-12-01-s15-slab-tma.md): thin along dim 0 (at most 64 planes)");
       p.line("// or dim 1 (at most two tile rows) and at least two tiles wide go to the kernel the accelerator feeds.");
       p.line("const bool slab_ = (B_.hi[0] - B_.lo[0] <= 64 || B_.hi[1] - B_.lo[1] <= 2 * kBlockY * " + std::to_string(rows) + ") && B_.hi[2] - B_.lo[2] >= 2 * kBlockX * " +
-             std::to_string(vec) + ";");
-      emitTmaLaunch(p, k, spT, kname + "_tma", rows, vec, args, "slab_ && " + ringable + " && " + lessPhase(k, "L_.pad[2]") + " % " + per + " == 0",
+             std::to_string(vecT) + ";");
+      emitTmaLaunch(p, kt, spT, kname + "_tma", rows, vecT, args, "slab_ && " + ringable + " && " + lessPhase(k, "L_.pad[2]") + " % " + per + " == 0",
                     "the cp.async kernel");
       p.openScope("else if (" + ringable + ")");
       emitStreamLaunch(p, kname, "B_", rows, vec, args, &sp, "", true);

@@ -8,6 +8,7 @@
 #include "unit/DagText.h"
 #include "unit/codegen/CodegenTestUtil.h"
 #include "passes/ChooseSchedule.h"
+#include "passes/SmemPlan.h"
 
 using namespace stnc;
 
@@ -224,6 +225,51 @@ TEST_CASE("the shell (a region kernel's default part) gets a second kernel the t
   CHECK(ring > viaTmaLaunch);
   CHECK(rest > ring);
   CHECK(text.find("without it the cp.async kernel runs") != std::string::npos);
+}
+
+TEST_CASE("slab_vec gives the slab kernel its own points per thread where its rings fit") {
+  // tests/gpu/slabs.stn's shape: the default part at 2 points per thread (its 3-column k-faces), slab boxes at 4.
+  const char* src =
+      "stencil s(i, j, k) : f32 { in u, eta; inout v, phi; swap u, v; region inner = [3:-3, 3:-3, 3:-3];\n"
+      "  schedule stream(block = 16x16, vec = 2, slab_vec = 4);\n"
+      "  v @ inner = 2.0 * u - v + 0.1 * (u[i-3,j,k] + u[i+3,j,k] + u[i,j-2,k] + u[i,j+2,k] + u[i,j,k-1] + u[i,j,k+1] - 6.0 * u);\n"
+      "  v = (u - v + 0.1 * (u[i-1,j,k] + u[i+1,j,k] + u[i,j-1,k] + u[i,j+1,k] + phi)) / (1.0 + 2.0 * eta);\n"
+      "  phi = (phi - (eta[i+1,j,k] - eta[i-1,j,k]) * (u[i+1,j,k] - u[i-1,j,k])) / (1.0 + eta); }";
+  auto c = test::compileText(src);
+  REQUIRE_MESSAGE(c->module, c->diagText());
+  const dag::Kernel& k = test::kernelOf(*c, "s");
+  CHECK(k.scheduleOf(-1).vec == 2);
+  CHECK(k.scheduleOf(-1).tma == 2);
+  CHECK(k.scheduleOf(-1).slabVec == 4);
+  CHECK(k.scheduleOf(-1).reason.find("at 4 point(s) per thread (slab_vec)") != std::string::npos);
+  CHECK(k.scheduleOf(0).slabVec == 0);
+  CHECK(passes::planSmemTma(c->module->ctx, k, -1).bytes > passes::planSmem(c->module->ctx, k, -1).bytes);
+  const std::string cu = test::generateAll(*c->module).at(".cu");
+  CHECK(kernelText(cu, "sweepPart").find("constexpr int kVec = 2;") != std::string::npos);
+  CHECK(kernelText(cu, "sweepPart_tma").find("constexpr int kVec = 4;") != std::string::npos);
+  const size_t launch = cu.find("cudaError_t launchPart(");
+  REQUIRE(launch != std::string::npos);
+  const std::string text = cu.substr(launch, cu.find("}  // launchPart", launch) - launch);
+  // Slab boxes are at least two tiles of 16 threads x 4 points wide; the other ring boxes keep 2-point tiles.
+  CHECK(text.find("B_.hi[2] - B_.lo[2] >= 2 * kBlockX * 4;") != std::string::npos);
+  const size_t viaTma = text.find("sweepPart_tma<<<"), ring = text.find("sweepPart<<<");
+  REQUIRE(viaTma != std::string::npos);
+  REQUIRE(ring != std::string::npos);
+  CHECK(text.rfind("kBlockX * 4", viaTma) > text.rfind("bool maps_", viaTma));
+  CHECK(text.substr(viaTma, ring - viaTma).find("kBlockX * 2") != std::string::npos);
+
+  // Where the slab kernel's rings would not fit (the 3-D eta shell at 4 points: 136 KiB), it keeps the part's width.
+  auto shell = test::compileText(test::kAcousticShell);
+  REQUIRE_MESSAGE(shell->module, shell->diagText());
+  DiagEngine diags(shell->sm);
+  passes::ScheduleOverride o;
+  o.slabVec = 4;
+  passes::chooseSchedules(*shell->module, diags, o);
+  const dag::Kernel& ks = test::kernelOf(*shell, "s");
+  CHECK(ks.scheduleOf(-1).vec == 2);
+  CHECK(ks.scheduleOf(-1).slabVec == 0);
+  CHECK(ks.scheduleOf(-1).reason.find("slab_vec 4 not used: the slab kernel's rings do not fit") != std::string::npos);
+  CHECK(kernelText(test::generateAll(*shell->module).at(".cu"), "sweepPart_tma").find("constexpr int kVec = 2;") != std::string::npos);
 }
 
 TEST_CASE("no slab kernel without regions, with --tma=off or on, or below sm_90") {
