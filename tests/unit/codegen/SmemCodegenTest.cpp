@@ -145,13 +145,19 @@ TEST_CASE("ring kernels of several rows per thread: the block's first row, each 
   CHECK(cu.find("gy_ = (b_.hi[1] - b_.lo[1] + kBlockY * 2 - 1) / (kBlockY * 2);") != std::string::npos);
 }
 
-TEST_CASE("a vector width the user chose is kept: the shell, whose rings do not fit at 4 points, gets its own L1 schedule") {
+// test::kAcousticShell with its schedules chosen again under o.
+std::unique_ptr<test::Compiled> shellUnder(const passes::ScheduleOverride& o) {
   auto c = test::compileText(test::kAcousticShell);
   REQUIRE_MESSAGE(c->module, c->diagText());
   DiagEngine diags(c->sm);
+  passes::chooseSchedules(*c->module, diags, o);
+  return c;
+}
+
+TEST_CASE("a vector width the user chose is kept: the shell, whose rings do not fit at 4 points, gets its own L1 schedule") {
   passes::ScheduleOverride o;
   o.vec = 4;
-  passes::chooseSchedules(*c->module, diags, o);
+  auto c = shellUnder(o);
   const dag::Kernel& k = test::kernelOf(*c, "s");
   CHECK(k.schedule.smem == 2);
   REQUIRE(k.partSchedules.count(-1) == 1);
@@ -259,12 +265,9 @@ TEST_CASE("slab_vec gives the slab kernel its own points per thread where its ri
   CHECK(text.substr(viaTma, ring - viaTma).find("kBlockX * 2") != std::string::npos);
 
   // Where the slab kernel's rings would not fit (the 3-D eta shell at 4 points: 136 KiB), it keeps the part's width.
-  auto shell = test::compileText(test::kAcousticShell);
-  REQUIRE_MESSAGE(shell->module, shell->diagText());
-  DiagEngine diags(shell->sm);
   passes::ScheduleOverride o;
   o.slabVec = 4;
-  passes::chooseSchedules(*shell->module, diags, o);
+  auto shell = shellUnder(o);
   const dag::Kernel& ks = test::kernelOf(*shell, "s");
   CHECK(ks.scheduleOf(-1).vec == 2);
   CHECK(ks.scheduleOf(-1).slabVec == 0);
