@@ -28,4 +28,14 @@ std::map<int, passes::BlockUse> partBlockUses(const dag::Module& m, const dag::K
   return use;
 }
 
+bool slabBlockUse(const dag::Module& m, const dag::Kernel& k, const std::map<std::string, PtxasInfo>& ptxas, passes::BlockUse& use) {
+  const dag::Schedule& s = k.scheduleOf(-1);
+  if (k.regions.empty() || s.strategy != dag::Strategy::Stream || s.tma != 2) return false;
+  auto it = ptxas.find(k.name + "/" + codegen::partScope(k, -1) + codegen::partName(k, -1) + "_tma");
+  const passes::SmemPlan sp = passes::planSmemTma(m.ctx, k, -1);
+  if (it == ptxas.end() || !sp.ok) return false;
+  use.threads = s.blockX * s.blockY, use.registers = it->second.registers, use.smem = sp.bytes;
+  return true;
+}
+
 }  // namespace stnc::driver

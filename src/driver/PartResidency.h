@@ -15,5 +15,7 @@ namespace stnc::driver {
 const PtxasInfo* partPtxas(const dag::Kernel& k, int part, const std::map<std::string, PtxasInfo>& ptxas);
 // The block use of every stream part of k that ptxas compiled (part index -> use; -1 the default part).
 std::map<int, passes::BlockUse> partBlockUses(const dag::Module& m, const dag::Kernel& k, const std::map<std::string, PtxasInfo>& ptxas);
+// The block use of the default part's slab kernel (Schedule::tma 2: NAME_tma, passes::slabSchedule), if ptxas compiled one.
+bool slabBlockUse(const dag::Module& m, const dag::Kernel& k, const std::map<std::string, PtxasInfo>& ptxas, passes::BlockUse& use);
 
 }  // namespace stnc::driver

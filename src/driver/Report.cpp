@@ -65,11 +65,14 @@ void printResidency(std::ostream& os, const dag::Module& m, const dag::Kernel& k
   if (k.schedule.strategy != dag::Strategy::Stream || ptxas.empty()) return;
   const passes::SmLimits sm = passes::smLimits(smVersion);
   std::map<int, passes::BlockUse> use = partBlockUses(m, k, ptxas);
-  for (const auto& [part, b] : use) {
+  auto resident = [&](const std::string& label, const passes::BlockUse& b) {
     const passes::Residency r = passes::residentBlocks(b, sm);
-    os << "  resident : " << (k.regions.empty() ? std::string("kernel") : dag::partLabel(k, part)) << ": " << b.registers << " registers, " << b.threads << " threads, "
-       << b.smem / 1024 << " KiB: " << r.blocks << " block(s) per SM (" << r.limit << ")\n";
-  }
+    os << "  resident : " << label << ": " << b.registers << " registers, " << b.threads << " threads, " << b.smem / 1024 << " KiB: " << r.blocks
+       << " block(s) per SM (" << r.limit << ")\n";
+  };
+  for (const auto& [part, b] : use) resident(k.regions.empty() ? std::string("kernel") : dag::partLabel(k, part), b);
+  passes::BlockUse slab;
+  if (slabBlockUse(m, k, ptxas, slab)) resident("default part, slab kernel", slab);
   if (!use.count(-1)) return;
   for (const auto& [part, b] : use) {
     if (part < 0) continue;
