@@ -577,19 +577,10 @@ class Lowerer {
   NodeId evalSumOffsets(const Expr& e, const Env* env, Offset shift) {
     std::vector<OffsetItem> items;
     if (!offsetItems(e.name2, e.loc, env, items)) return kNoNode;
-    NodeId acc = kNoNode;
-    for (const OffsetItem& it : items) {
-      Env inner;
-      inner.parent = env;
-      Binding b;
+    return sumOver(e.name, items.size(), *e.args[0], env, shift, [&](size_t t, Binding& b) {
       b.kind = Binding::Kind::OffsetVar;
-      b.item = it;
-      inner.names[e.name] = b;
-      NodeId v = real(*e.args[0], &inner, shift);
-      if (v == kNoNode) return kNoNode;
-      acc = accumulate(acc, v);
-    }
-    return acc == kNoNode ? ctx_.constant(0.0) : acc;
+      b.item = items[t];
+    });
   }
 
   NodeId evalSumRange(const Expr& e, const Env* env, Offset shift) {
@@ -602,15 +593,25 @@ class Lowerer {
     // An empty range sums to 0 (so `sum(m in 1..R)` with R = 0 is no term); written with two literal bounds, such
     // as 3..1, it is most likely a range meant to run downwards.
     if (lo > hi && isIntLiteral(*e.args[0]) && isIntLiteral(*e.args[1])) g_.diags.report(DiagId::warn_sum_empty, e.loc) << lo << hi;
+    const size_t terms = lo > hi ? 0 : static_cast<size_t>(static_cast<long>(hi) - lo + 1);
+    return sumOver(e.name, terms, *e.args[2], env, shift, [&](size_t t, Binding& b) {
+      b.kind = Binding::Kind::Int;
+      b.intValue = lo + static_cast<int>(t);
+    });
+  }
+
+  // The sum of `body` over `terms` bindings of `var` (bind(t, b) sets term t's), in order, as a left fold; an
+  // empty sum is 0.
+  template <typename Bind>
+  NodeId sumOver(const std::string& var, size_t terms, const Expr& body, const Env* env, Offset shift, const Bind& bind) {
     NodeId acc = kNoNode;
-    for (int m = lo; m <= hi; ++m) {
+    for (size_t t = 0; t < terms; ++t) {
       Env inner;
       inner.parent = env;
       Binding b;
-      b.kind = Binding::Kind::Int;
-      b.intValue = m;
-      inner.names[e.name] = b;
-      NodeId v = real(*e.args[2], &inner, shift);
+      bind(t, b);
+      inner.names[var] = b;
+      NodeId v = real(body, &inner, shift);
       if (v == kNoNode) return kNoNode;
       acc = accumulate(acc, v);
     }
