@@ -545,6 +545,8 @@ void chooseSlabTma(const dag::Context& ctx, dag::Kernel& k, const ScheduleOverri
   // lanes a 27-column PML face idles at wider tiles do not idle there (the acoustic shell's i- and j-faces hold
   // ~70 % of its points: PTX loop 311 instructions per 2 points at vec 2, 530 per 4 at vec 4, -15 % a point).
   const int maxVec = static_cast<int>(16 / dag::elemSize(k.type));
+  if (o.slabVec > maxVec)
+    s.reason += "; slab_vec " + std::to_string(o.slabVec) + " exceeds 16 bytes of " + dag::elemTypeName(k.type) + ": " + std::to_string(maxVec);
   if (o.slabVec > 0 && std::min(o.slabVec, maxVec) != s.vec) {
     dag::Schedule t = s;
     t.slabVec = std::min(o.slabVec, maxVec);

@@ -264,6 +264,16 @@ TEST_CASE("slab_vec gives the slab kernel its own points per thread where its ri
   CHECK(text.rfind("kBlockX * 4", viaTma) > text.rfind("bool maps_", viaTma));
   CHECK(text.substr(viaTma, ring - viaTma).find("kBlockX * 2") != std::string::npos);
 
+  // f64: a 16-byte vector holds 2 points, so slab_vec 4 is 2, the part's width already (the reason says so).
+  std::string f64 = src;
+  f64.replace(f64.find(": f32"), 5, ": f64");
+  auto d = test::compileText(f64);
+  REQUIRE_MESSAGE(d->module, d->diagText());
+  const dag::Kernel& kd = test::kernelOf(*d, "s");
+  CHECK(kd.scheduleOf(-1).tma == 2);
+  CHECK(kd.scheduleOf(-1).slabVec == 0);
+  CHECK(kd.scheduleOf(-1).reason.find("slab_vec 4 exceeds 16 bytes of f64: 2") != std::string::npos);
+
   // Where the slab kernel's rings would not fit (the 3-D eta shell at 4 points: 136 KiB), it keeps the part's width.
   passes::ScheduleOverride o;
   o.slabVec = 4;
