@@ -220,7 +220,7 @@ struct FieldSpec {
   Role role;
   bool interiorInput = false;  // write the input .npy interior-shaped (a boundary rule fills the halo)
   double lo = -1.0, hi = 1.0;  // uniform random input values in [lo, hi)
-  std::vector<int> axes;       // a lower-rank input (`in c(k);`): the stencil axes it has; empty = every axis
+  std::vector<int> axes = {};  // a lower-rank input (`in c(k);`): the stencil axes it has; empty = every axis
 };
 
 template <class T>
