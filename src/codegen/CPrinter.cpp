@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "support/Text.h"
+
 namespace stnc::codegen {
 
 CPrinter& CPrinter::line(const std::string& s) {
@@ -39,21 +41,7 @@ std::string literal(double v, dag::ElemType t) {
     std::string s = t == dag::ElemType::F32 ? "__builtin_inff()" : "__builtin_inf()";
     return v > 0 ? s : "(-" + s + ")";
   }
-  char buf[64];
-  std::string s;
-  if (t == dag::ElemType::F32) {
-    const float f = static_cast<float>(v);  // exact: v was rounded to f32 above
-    for (int p = 1; p <= 9; ++p) {
-      std::snprintf(buf, sizeof buf, "%.*g", p, static_cast<double>(f));
-      if (std::strtof(buf, nullptr) == f) break;
-    }
-  } else {
-    for (int p = 1; p <= 17; ++p) {
-      std::snprintf(buf, sizeof buf, "%.*g", p, v);
-      if (std::strtod(buf, nullptr) == v) break;
-    }
-  }
-  s = buf;
+  std::string s = shortestText(v, t == dag::ElemType::F32);  // an f32 value: v was rounded to f32 above
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   if (t == dag::ElemType::F32) s += "f";
   if (s[0] == '-') s = "(" + s + ")";

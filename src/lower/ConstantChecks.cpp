@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "support/Text.h"
+
 namespace stnc::lower {
 
 std::string formatNumber(double v) {
@@ -15,11 +17,7 @@ std::string formatNumber(double v) {
     std::snprintf(buf, sizeof buf, "%.0f", v);
     return buf;
   }
-  for (int p = 1; p <= 17; ++p) {
-    std::snprintf(buf, sizeof buf, "%.*g", p, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
+  return shortestText(v);
 }
 
 void warnNotFiniteFold(const dag::Context& ctx, DiagEngine& diags, dag::NodeId result,

@@ -14,6 +14,7 @@
 
 #include "TestUtil.h"
 #include "dag/Kernel.h"
+#include "support/Text.h"
 
 namespace stnc::test {
 
@@ -24,11 +25,7 @@ inline std::string num(double v) {
     std::snprintf(buf, sizeof buf, "%.0f", v);
     return buf;
   }
-  for (int p = 1; p <= 17; ++p) {
-    std::snprintf(buf, sizeof buf, "%.*g", p, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
+  return shortestText(v);
 }
 
 inline std::string offsetText(const dag::Offset& o, int rank) {
