@@ -62,6 +62,11 @@ std::optional<dag::Module> Frontend::compile(const std::string& path) {
   return r.module;
 }
 
+void addImportOptions(CLI::App& app, Frontend& fe) {
+  app.add_option("-I,--include", fe.includeDirs, "Directory searched for imports (after the importing file's own)");
+  app.add_option("--stdlib", fe.stdlibDir, "The stdlib directory searched last for imports")->capture_default_str();
+}
+
 void addScheduleOptions(CLI::App& app, Frontend& fe, std::string& block) {
   app.add_option("--schedule", fe.schedule.strategy,
                  "CUDA mapping: auto (chosen from the DAG), naive (one point per thread) or stream "
@@ -178,8 +183,7 @@ bool applyBlockOption(const std::string& block, Frontend& fe) {
 namespace {
 
 void addCommonOptions(CLI::App& app, Frontend& fe) {
-  app.add_option("-I,--include", fe.includeDirs, "Directory searched for imports (after the importing file's own)");
-  app.add_option("--stdlib", fe.stdlibDir, "The stdlib directory searched last for imports")->capture_default_str();
+  addImportOptions(app, fe);
   app.add_flag("--Werror", fe.werror, "Treat warnings as errors");
 }
 

@@ -45,6 +45,8 @@ struct Frontend {
 };
 
 std::string defaultStdlibDir(const char* argv0);
+// -I / --stdlib (where imports are found), shared by `stnc`, `stnc info` and `stnc run`.
+void addImportOptions(class CLI::App& app, Frontend& fe);
 // --schedule / --block / --chunk, shared by `stnc` and `stnc run`.
 void addScheduleOptions(class CLI::App& app, Frontend& fe, std::string& block);
 bool applyBlockOption(const std::string& block, Frontend& fe);

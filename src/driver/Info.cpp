@@ -25,8 +25,7 @@ int infoMain(int argc, char** argv) {
   fe.stdlibDir = defaultStdlibDir(argv[0]);
   std::string input;
   app.add_option("file", input, "The .stn source file")->required();
-  app.add_option("-I,--include", fe.includeDirs, "Directory searched for imports");
-  app.add_option("--stdlib", fe.stdlibDir, "The stdlib directory searched last for imports");
+  addImportOptions(app, fe);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

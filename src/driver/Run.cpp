@@ -81,8 +81,7 @@ int runMain(int argc, char** argv) {
                  "(I,J,K); repeatable; needs --steps");
   app.add_option("--bench", bench, "Also time R sweeps (median ms per sweep and GB/s; on the GPU each sweep starts with a cold L2)")->check(wholeAtLeast(0));
   app.add_flag("-v,--verbose", verbose, "Print the compiler commands");
-  app.add_option("-I,--include", fe.includeDirs, "Directory searched for imports");
-  app.add_option("--stdlib", fe.stdlibDir, "The stdlib directory searched last for imports");
+  addImportOptions(app, fe);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
