@@ -307,9 +307,12 @@ class DeclChecker {
       dag::ScheduleRequest r;
       std::string expected;
       if (readScheduleArg(a.key.name, a.value, r, expected)) continue;
-      if (expected.empty())
-        diags_.report(DiagId::err_schedule_key, a.key.loc) << a.key.name;
-      else
+      if (expected.empty()) {
+        std::string keys;
+        for (size_t i = 0; i < scheduleKeys().size(); ++i) appendItem(keys, scheduleKeys()[i], i + 1 == scheduleKeys().size() ? " or " : ", ");
+        diags_.report(DiagId::err_schedule_key, a.key.loc) << a.key.name << keys;
+        suggest(a.key, scheduleKeys());
+      } else
         diags_.report(DiagId::err_schedule_value, a.key.loc) << a.key.name << a.value << expected;
     }
     return true;

@@ -13,6 +13,11 @@ bool intIn(const std::string& s, int lo, int hi, int& out) {
 }
 }  // namespace
 
+const std::vector<std::string>& scheduleKeys() {
+  static const std::vector<std::string> keys = {"block", "chunk", "heads", "prefetch", "rows", "slab_vec", "smem", "tma", "unroll", "vec"};
+  return keys;
+}
+
 bool isScheduleStrategy(const std::string& word) { return word == "auto" || word == "naive" || word == "stream"; }
 
 bool readScheduleArg(const std::string& key, const std::string& value, dag::ScheduleRequest& r, std::string& expected) {
