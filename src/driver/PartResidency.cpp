@@ -5,8 +5,8 @@
 
 namespace stnc::driver {
 
-const PtxasInfo* partPtxas(const dag::Kernel& k, int part, const std::map<std::string, PtxasInfo>& ptxas) {
-  auto it = ptxas.find(k.name + "/" + codegen::partScope(k, part) + codegen::partName(k, part));
+const PtxasInfo* partPtxas(const dag::Kernel& k, int part, const std::map<std::string, PtxasInfo>& ptxas, const std::string& suffix) {
+  auto it = ptxas.find(k.name + "/" + codegen::partScope(k, part) + codegen::partName(k, part) + suffix);
   return it == ptxas.end() ? nullptr : &it->second;
 }
 
@@ -31,10 +31,10 @@ std::map<int, passes::BlockUse> partBlockUses(const dag::Module& m, const dag::K
 bool slabBlockUse(const dag::Module& m, const dag::Kernel& k, const std::map<std::string, PtxasInfo>& ptxas, passes::BlockUse& use) {
   const dag::Schedule& s = k.scheduleOf(-1);
   if (k.regions.empty() || s.strategy != dag::Strategy::Stream || s.tma != 2) return false;
-  auto it = ptxas.find(k.name + "/" + codegen::partScope(k, -1) + codegen::partName(k, -1) + "_tma");
+  const PtxasInfo* pi = partPtxas(k, -1, ptxas, "_tma");
   const passes::SmemPlan sp = passes::planSmemTma(m.ctx, k, -1);
-  if (it == ptxas.end() || !sp.ok) return false;
-  use.threads = s.blockX * s.blockY, use.registers = it->second.registers, use.smem = sp.bytes;
+  if (!pi || !sp.ok) return false;
+  use.threads = s.blockX * s.blockY, use.registers = pi->registers, use.smem = sp.bytes;
   return true;
 }
 

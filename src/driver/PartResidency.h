@@ -11,8 +11,9 @@
 
 namespace stnc::driver {
 
-// The CUDA entry of part `part` of k in parsePtxasLog's keys, or null.
-const PtxasInfo* partPtxas(const dag::Kernel& k, int part, const std::map<std::string, PtxasInfo>& ptxas);
+// The CUDA entry of part `part` of k in parsePtxasLog's keys (with `suffix`: that kernel of the part, e.g. "_tma"),
+// or null.
+const PtxasInfo* partPtxas(const dag::Kernel& k, int part, const std::map<std::string, PtxasInfo>& ptxas, const std::string& suffix = "");
 // The block use of every stream part of k that ptxas compiled (part index -> use; -1 the default part).
 std::map<int, passes::BlockUse> partBlockUses(const dag::Module& m, const dag::Kernel& k, const std::map<std::string, PtxasInfo>& ptxas);
 // The block use of the default part's slab kernel (Schedule::tma 2: NAME_tma, passes::slabSchedule), if ptxas compiled one.

@@ -7,6 +7,7 @@
 
 #include "unit/DagText.h"
 #include "sema/CheckDecls.h"
+#include "sema/ScheduleArgs.h"
 
 using namespace stnc;
 
@@ -219,4 +220,19 @@ TEST_CASE("declaration errors of several stencils are all reported in one run") 
       "stencil b(i) : f16 { in u; out v; v = u; }\n"
       "stencil c(i, j, k, l) { in u; out v; v = u; }\n");
   CHECK(ids(*c) == std::vector<DiagId>{DiagId::err_no_outputs, DiagId::err_bad_type, DiagId::err_axes_count});
+}
+
+TEST_CASE("the schedule keys the unknown-key message lists are the keys readScheduleArg knows") {
+  for (const std::string& key : sema::scheduleKeys()) {
+    dag::ScheduleRequest r;
+    std::string expected;
+    CHECK_MESSAGE(!sema::readScheduleArg(key, "?", r, expected), key);
+    CHECK_MESSAGE(!expected.empty(), key);  // known: the value is what is wrong
+  }
+  dag::ScheduleRequest r;
+  std::string expected;
+  CHECK(!sema::readScheduleArg("blocks", "32x8", r, expected));
+  CHECK(expected.empty());
+  CHECK(sema::readScheduleArg("slab_vec", "4", r, expected));
+  CHECK(r.slabVec == 4);
 }
